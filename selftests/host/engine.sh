@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host: the engine compiled in userspace; its tests; the spec cross-check;
+# the uapi header compiled standalone like the kernel's headers_check.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$top/build}
+mkdir -p "$out"
+CFLAGS="-O2 -Wall -Wextra -Werror -I$top/module -I$top/tools/include -I$top/uapi"
+
+if gcc $CFLAGS -o "$out/engine-host-test" "$top/selftests/host/engine_test.c" \
+	"$top/module/engine.c" 2> "$out/engine-host-test.err"; then
+	echo "ok engine-builds-in-userspace"
+	"$out/engine-host-test"
+else
+	cat "$out/engine-host-test.err"
+	echo "not ok engine-builds-in-userspace"
+fi
+
+spec=${N3T_SPEC:-$top/../shared/reference/neoverse-n3.json}
+if [ -r "$spec" ] && [ -x "$out/engine-host-test" ]; then
+	python3 "$top/selftests/host/spec_check.py" "$spec" "$out/engine-host-test"
+fi
+
+# uapi header: standalone, userspace, -Wall -Wextra -Werror, C and C++.
+for std in c89 c11; do
+	if printf '#include <linux/n3telemetry.h>\nint main(void){return 0;}\n' |
+	   gcc -std=$std -Wall -Wextra -Werror -pedantic -I"$top/uapi" -x c -o /dev/null - 2>&1; then
+		echo "ok uapi-header-standalone-$std"
+	else
+		echo "not ok uapi-header-standalone-$std"
+	fi
+done
+if printf '#include <linux/n3telemetry.h>\nint main(void){return 0;}\n' |
+   g++ -Wall -Wextra -Werror -I"$top/uapi" -x c++ -o /dev/null - 2>&1; then
+	echo "ok uapi-header-standalone-c++"
+else
+	echo "not ok uapi-header-standalone-c++"
+fi

@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs the n3telemetry kselftests and prints KTAP: one subtest per script,
+# each script's own checks nested inside it.
+cd "$(dirname "$0")" || exit 1
+if [ "$1" = --smoke ]; then
+	tests="smoke.sh"
+else
+	tests=$(cat tests.list)
+fi
+set -- $tests
+echo "TAP version 13"
+echo "1..$#"
+i=0
+for t in "$@"; do
+	i=$((i + 1))
+	echo "# Subtest: ${t%.sh}"
+	out=$(sh "./$t" 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/    /'
+	case $rc in
+	0) echo "ok $i ${t%.sh}" ;;
+	4) echo "ok $i ${t%.sh} # SKIP" ;;
+	*) echo "not ok $i ${t%.sh} # exit=$rc" ;;
+	esac
+done

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Cross-build the debug arm64 test kernel from Debian's linux-source-6.12 and
+# the fragment beside this script.  The result is cached outside the tree,
+# keyed by source version and fragment hash, so it is built once.
+#
+# Prints the cache directory (holding Image and the configured tree, usable
+# as KDIR) on stdout as its last line.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${N3T_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n3telemetry}
+tarball=/usr/src/linux-source-6.12.tar.xz
+[ -r "$tarball" ] || { echo "build-kernel: $tarball missing (run deps.sh)" >&2; exit 1; }
+
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+fraghash=$(cat "$here/kernel.config" "$0" | sha256sum | cut -c1-12)
+out="$cache/kernel-6.12-$srcver-$fraghash"
+
+if [ -e "$out/.done" ]; then
+	echo "$out"
+	exit 0
+fi
+
+echo "build-kernel: building debug kernel $srcver (fragment $fraghash) in $out" >&2
+rm -rf "$out" && mkdir -p "$out"
+tar -C "$out" -xf "$tarball" --strip-components=1
+cd "$out"
+export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+make -s allnoconfig KCONFIG_ALLCONFIG="$here/kernel.config" >&2
+# Verify that every option of the fragment took effect.
+bad=0
+while IFS= read -r line; do
+	case "$line" in ''|'#'*) continue ;; esac
+	opt=${line%%=*} val=${line#*=}
+	if [ "$val" = n ]; then
+		grep -q "^$opt=" .config && { echo "build-kernel: $opt should be off" >&2; bad=1; }
+	else
+		grep -qx "$line" .config || { echo "build-kernel: $line did not stick" >&2; bad=1; }
+	fi
+done < "$here/kernel.config"
+[ $bad = 0 ] || exit 1
+make -s -j"$(nproc)" Image modules modules_prepare >&2
+touch .done
+echo "$out"

@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# n3telemetry test rig: 'make check' (default), 'make demo' (--demo),
+# 'make vm' (--shell).  See Documentation/n3telemetry.rst, "Testing".
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vmdir=$top/selftests/vm
+out=$top/build
+mode=check
+case "${1:-}" in
+--demo) mode=demo ;;
+--shell) mode=shell ;;
+"") ;;
+*) echo "usage: $0 [--demo|--shell]" >&2; exit 2 ;;
+esac
+mkdir -p "$out"
+results=$out/results.txt
+: > "$results"
+t0=$(date +%s)
+
+step() { printf '== %s\n' "$*"; }
+# record PASS|FAIL NAME: one line per test, counted at the end
+record() {
+	echo "$1 $2" >> "$results"
+	printf '%-4s %s\n' "$1" "$2"
+}
+
+step "host packages"
+"$vmdir/deps.sh"
+
+step "debug test kernel (linux-source-6.12 + selftests/vm/kernel.config)"
+kdir=$("$vmdir/build-kernel.sh" | tail -1)
+ksrc=$kdir
+export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+
+# Build the module tree out of the source tree, one copy per kernel.
+build_modules() {	# build_modules KDIR DEST [extra make args]
+	local k=$1 dest=$2
+	shift 2
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	(cd "$top" && git ls-files -co --exclude-standard -z 2>/dev/null |
+		rsync -a --from0 --files-from=- "$top/" "$dest/") ||
+		rsync -a --exclude build --exclude .git "$top/" "$dest/"
+	make -s -C "$k" M="$dest" "$@" modules
+}
+
+step "modules against 6.12 debug kernel (W=1 -Werror, sparse C=2)"
+m612=$out/6.12
+log=$out/build-6.12.log
+if build_modules "$kdir" "$m612" W=1 KCFLAGS=-Werror C=2 CHECK="sparse" N3T_TESTS=y > "$log" 2>&1 &&
+   ! grep -E 'warning:|error:|WARNING:' "$log"; then
+	record PASS build-w1-sparse-6.12
+else
+	cat "$log"
+	record FAIL build-w1-sparse-6.12
+fi
+
+if [ $mode = check ]; then
+	step "checkpatch --strict"
+	mapfile -t csrc < <(cd "$top" && git ls-files -co --exclude-standard -- \
+		'module/*.[ch]' 'uapi/*.h' 'selftests/testpmu/*.[ch]')
+	if (cd "$top" && "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${csrc[@]}") \
+		> "$out/checkpatch.log" 2>&1; then
+		record PASS checkpatch-strict
+	else
+		grep -v '^total:' "$out/checkpatch.log" | head -50
+		record FAIL checkpatch-strict
+	fi
+
+	step "host tests"
+	"$vmdir/host-tests.sh" "$out" "$results"
+fi
+
+step "initramfs"
+"$vmdir/mkinitramfs.sh" "$m612" "$out/initramfs-6.12.cpio.gz"
+
+qemu() {	# qemu KERNEL INITRD APPEND LOG TIMEOUT [extra]
+	local kernel=$1 initrd=$2 append=$3 log=$4 tmo=$5
+	shift 5
+	local rc=0
+	timeout --foreground "$tmo" qemu-system-aarch64 -M virt -cpu max -smp 4 -m 2G \
+		-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyAMA0 loglevel=4 panic=-1 $append" "$@" \
+		< /dev/null > "$log" 2>&1 || rc=$?
+	return $rc
+}
+
+case $mode in
+demo)
+	step "demo VM"
+	qemu "$kdir/arch/arm64/boot/Image" "$out/initramfs-6.12.cpio.gz" \
+		"n3t.mode=demo" "$out/demo.log" 600 -icount shift=0 || true
+	sed -n '/N3T-DEMO-BEGIN/,/N3T-DEMO-END/p' "$out/demo.log" | sed '1d;$d'
+	exit 0
+	;;
+shell)
+	exec qemu-system-aarch64 -M virt -cpu max -smp 4 -m 2G -nographic -no-reboot -nic none \
+		-icount shift=0 -kernel "$kdir/arch/arm64/boot/Image" \
+		-initrd "$out/initramfs-6.12.cpio.gz" \
+		-append "console=ttyAMA0 loglevel=4 n3t.mode=shell"
+	;;
+esac
+
+step "VM tests on 6.12 debug kernel (qemu -M virt -cpu max -smp 4)"
+vlog=$out/console-6.12.log
+vt0=$(date +%s)
+if qemu "$kdir/arch/arm64/boot/Image" "$out/initramfs-6.12.cpio.gz" "n3t.mode=check kunit.enable=1" \
+	"$vlog" 600 && grep -q N3T-DONE "$vlog"; then
+	record PASS vm-6.12-poweroff
+else
+	tail -30 "$vlog"
+	record FAIL vm-6.12-poweroff
+fi
+echo "   VM run: $(( $(date +%s) - vt0 ))s, console log: $vlog"
+python3 "$vmdir/results.py" --kunit-parser "$ksrc/tools/testing/kunit/kunit.py" \
+	--tag 6.12 "$vlog" >> "$results" || true
+grep -E '^(PASS|FAIL) 6\.12/' "$results" | sed 's/^PASS /PASS /'
+
+step "smoke on Debian 12 prebuilt 6.1 arm64 kernel"
+ddir=$("$vmdir/distro-kernel.sh" | tail -1)
+m61=$out/6.1
+log=$out/build-6.1.log
+if build_modules "$ddir/kdir" "$m61" W=1 KCFLAGS=-Werror > "$log" 2>&1; then
+	record PASS build-6.1-distro
+	"$vmdir/mkinitramfs.sh" "$m61" "$out/initramfs-6.1.cpio.gz"
+	dlog=$out/console-6.1.log
+	if qemu "$ddir/vmlinuz" "$out/initramfs-6.1.cpio.gz" "n3t.mode=smoke" "$dlog" 300 &&
+	   grep -q N3T-DONE "$dlog"; then
+		record PASS vm-6.1-poweroff
+	else
+		tail -30 "$dlog"
+		record FAIL vm-6.1-poweroff
+	fi
+	python3 "$vmdir/results.py" --tag 6.1 "$dlog" >> "$results" || true
+	grep -E '^(PASS|FAIL) 6\.1/' "$results"
+else
+	cat "$log"
+	record FAIL build-6.1-distro
+fi
+
+pass=$(grep -c '^PASS' "$results" || true)
+fail=$(grep -c '^FAIL' "$results" || true)
+echo "== total time $(( $(date +%s) - t0 ))s; logs in $out"
+grep '^FAIL' "$results" || true
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ] && [ "$pass" -gt 0 ]

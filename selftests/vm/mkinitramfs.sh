@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the test VM's initramfs: static busybox (Debian's busybox-static:arm64,
+# extracted, never installed), the modules built in MODDIR, the kselftests and
+# the arm64 n3tel reader when it was built.
+# usage: mkinitramfs.sh MODDIR OUTPUT.cpio.gz
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+moddir=$1 output=$2
+cache=${N3T_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n3telemetry}
+bb=$cache/busybox-arm64
+if [ ! -x "$bb/bin/busybox" ]; then
+	mkdir -p "$bb/debs" && chmod 777 "$bb/debs"
+	(cd "$bb/debs" && apt-get download -q busybox-static:arm64 >&2)
+	dpkg-deb -x "$bb"/debs/busybox-static_*.deb "$bb"
+fi
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc,lib/n3t,selftests}
+cp "$bb/bin/busybox" "$root/bin/"
+for a in sh ash cat echo ls mount umount insmod rmmod lsmod mkdir rm cp mv sed grep \
+	egrep awk wc head tail cut tr sort uniq sleep usleep dmesg poweroff reboot setsid \
+	cttyhack seq od hexdump printf test [ expr dd stat chmod chown id su env basename \
+	dirname true false find xargs date timeout kill ps uname tee diff cmp mktemp \
+	realpath readlink chpst setuidgid ln touch watch clear stty nproc; do
+	ln -sf busybox "$root/bin/$a"
+done
+ln -sf ../bin/busybox "$root/sbin/poweroff"
+echo 'root:x:0:0:root:/:/bin/sh' > "$root/etc/passwd"
+echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> "$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+cp "$top/selftests/vm/init" "$root/init"
+find "$moddir" -name '*.ko' -exec cp {} "$root/lib/n3t/" \;
+cp "$top"/selftests/n3telemetry/* "$root/selftests/"
+[ -x "$top/build/n3tel-arm64" ] && cp "$top/build/n3tel-arm64" "$root/bin/n3tel"
+[ -d "$top/build/guest-bin" ] && cp "$top"/build/guest-bin/* "$root/bin/"
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) > "$output"

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn a test VM console log into one 'PASS|FAIL name' line per test.
+
+KUnit output (lines prefixed 'KUNIT: ') is parsed with the kernel's own
+tools/testing/kunit/kunit.py parse; kselftest output ('KSFT: ') is KTAP,
+counted leaf by leaf.  The kernel log ('DMESG: ') is searched for splats,
+'KMEMLEAK: ' for leak reports."""
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+
+SPLAT = re.compile(r'(BUG:|WARNING:|KASAN|UBSAN|Oops|Call trace:|'
+                   r'possible (recursive|circular) locking|'
+                   r'inconsistent lock state|suspicious RCU usage|'
+                   r'sleeping function called from invalid context|'
+                   r'Kernel panic|unreferenced object)')
+
+
+def prefixed(lines, tag):
+    p = tag + ': '
+    return [ln[ln.index(p) + len(p):] for ln in lines if p in ln]
+
+
+def kunit(lines, parser, tag, out):
+    body = prefixed(lines, 'KUNIT')
+    if not parser:
+        return
+    if not body:
+        out.append(('FAIL', f'{tag}/kunit-output-present'))
+        return
+    with tempfile.NamedTemporaryFile('w', suffix='.log', delete=False) as f:
+        f.write('\n'.join(body) + '\n')
+    r = subprocess.run([sys.executable, parser, 'parse', f.name],
+                       capture_output=True, text=True)
+    with open(f.name + '.parsed', 'w') as g:
+        g.write(r.stdout + r.stderr)
+    n = 0
+    for ln in r.stdout.splitlines():
+        m = re.search(r'\[(PASSED|FAILED|SKIPPED|CRASHED)\] (.+)$', ln)
+        if not m or '====' in ln:
+            continue
+        n += 1
+        out.append(('PASS' if m.group(1) in ('PASSED', 'SKIPPED') else 'FAIL',
+                    f'{tag}/kunit/{m.group(2).strip()}'))
+    if r.returncode != 0 or n == 0:
+        sys.stderr.write(r.stdout[-3000:] + r.stderr[-2000:])
+        out.append(('FAIL', f'{tag}/kunit-parse'))
+
+
+def ksft(lines, tag, out):
+    body = prefixed(lines, 'KSFT')
+    if not body:
+        out.append(('FAIL', f'{tag}/kselftest-output-present'))
+        return
+    script = None
+    leaf_fail = False
+    for ln in body:
+        m = re.match(r'# Subtest: (\S+)', ln)
+        if m:
+            script, leaf_fail = m.group(1), False
+            continue
+        m = re.match(r'    (not ok|ok) \d+ (.*?)(\s+#\s*(SKIP.*))?$', ln)
+        if m and script:
+            ok = m.group(1) == 'ok'
+            leaf_fail |= not ok
+            out.append(('PASS' if ok else 'FAIL', f'{tag}/ksft/{script}/{m.group(2)}'))
+            continue
+        m = re.match(r'(not ok|ok) \d+ (\S+)', ln)
+        if m:
+            if m.group(1) == 'not ok' and not leaf_fail:
+                out.append(('FAIL', f'{tag}/ksft/{m.group(2)}'))
+            script = None
+        elif ln.startswith('    #') or ln.startswith('#'):
+            pass
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--kunit-parser')
+    ap.add_argument('--tag', required=True)
+    ap.add_argument('log')
+    a = ap.parse_args()
+    lines = open(a.log, errors='replace').read().splitlines()
+    out = []
+    kunit(lines, a.kunit_parser, a.tag, out)
+    ksft(lines, a.tag, out)
+    splats = [ln for ln in lines if SPLAT.search(ln) and 'KMEMLEAK: ' not in ln]
+    for s in splats[:20]:
+        sys.stderr.write('splat: ' + s + '\n')
+    out.append(('FAIL' if splats else 'PASS', f'{a.tag}/no-kernel-splat'))
+    if a.kunit_parser:
+        leaks = [ln for ln in prefixed(lines, 'KMEMLEAK') if 'unreferenced object' in ln]
+        for s in prefixed(lines, 'KMEMLEAK')[:40]:
+            if leaks:
+                sys.stderr.write('kmemleak: ' + s + '\n')
+        out.append(('FAIL' if leaks else 'PASS', f'{a.tag}/kmemleak-scan-clean'))
+    for r, n in out:
+        print(r, n)
+
+
+if __name__ == '__main__':
+    main()
