@@ -46,3 +46,40 @@ ktap_finish() {
 
 n3t_load() { insmod "$N3T_MOD/n3telemetry.ko" "$@"; }
 n3t_unload() { rmmod n3telemetry; }
+
+DBG=/sys/kernel/debug/n3telemetry
+TPDBG=/sys/kernel/debug/n3t_testpmu
+
+# tp_setup COUNTERS [n3telemetry params]: test PMU + n3telemetry on it, slices
+# ending only on "advance", positioned at the start of an interval (set 0).
+tp_setup() {
+	insmod "$N3T_MOD/n3t_testpmu.ko" counters="$1" || return 1
+	shift
+	TP=$(cat /sys/bus/event_source/devices/n3t_testpmu/type)
+	n3t_load force=1 pmu_type="$TP" interval_ms=60000 "$@" || return 1
+	echo 1 > $DBG/manual
+	NSETS=$(wc -l < $N3T/sets)
+	advance_interval -1
+}
+
+tp_teardown() {
+	n3t_unload
+	rmmod n3t_testpmu
+}
+
+# advance [CPU|-1]: end the current slice now
+advance() { echo "${1:--1}" > $DBG/advance; }
+
+advance_interval() {
+	_i=0
+	while [ $_i -lt "$NSETS" ]; do
+		advance "$1"
+		_i=$((_i + 1))
+	done
+}
+
+# inject CPU "NAME=count ...": counts for the events counting now on CPU
+inject() { echo "cpu=$1 $2" > $TPDBG/inject; }
+
+# value FILE METRIC: the value printed for METRIC in FILE
+value() { awk -v m="$2" '$1 == m { print $2 }' "$1"; }

@@ -54,7 +54,7 @@ done
 
 # The arm64 package lists are needed for 'apt-get download pkg:arm64'.
 if ! ls /var/lib/apt/lists/*_dists_bookworm_main_binary-arm64_Packages* >/dev/null 2>&1 ||
-   ! ls /var/lib/apt/lists/*bookworm-backports*Packages >/dev/null 2>&1; then
+   ! ls /var/lib/apt/lists/*bookworm-backports*Packages* >/dev/null 2>&1; then
 	updated=1
 fi
 

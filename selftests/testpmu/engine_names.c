@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The test PMU takes event names; it links its own copy of the engine. */
+#include "../../module/engine.c"

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * n3t_testpmu: a CPU-bound perf PMU for tests, with a configurable number of
+ * counters, whose counts are set by the test.
+ *
+ * Writing "cpu=2 CPU_CYCLES=1000000 STALL_SLOT=2100000" (event names or
+ * numbers, e.g. 0x3f=5) to /sys/kernel/debug/n3t_testpmu/inject adds each
+ * delta to the events of that number *currently counting* on CPU 2, as the
+ * hardware would.  An event that finds no free counter fails to schedule, so
+ * a pinned event ends in the error state, exactly as on a real PMU.
+ * /sys/kernel/debug/n3t_testpmu/counters changes the number of programmable
+ * counters at run time (as if another user held the others).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+
+#include "engine.h"
+
+#define TP_MAX		31
+#define TP_CYCLES	0x11
+
+static unsigned int counters = 6;
+module_param(counters, uint, 0444);
+MODULE_PARM_DESC(counters, "Programmable counters per CPU (1..31)");
+
+static bool cycle_counter = true;
+module_param(cycle_counter, bool, 0444);
+MODULE_PARM_DESC(cycle_counter, "A dedicated counter for CPU_CYCLES (0x11)");
+
+/**
+ * struct tp_cpu - one CPU's counters
+ * @slot: events holding the programmable counters
+ * @cyc: event holding the cycle counter
+ *
+ * Changed only on the CPU itself with interrupts off (pmu add/del and the
+ * injection IPI).
+ */
+struct tp_cpu {
+	struct perf_event *slot[TP_MAX];
+	struct perf_event *cyc;
+};
+
+static DEFINE_PER_CPU(struct tp_cpu, tp_cpus);
+static struct dentry *tp_dir;
+
+static int tp_event_init(struct perf_event *event)
+{
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	if (event->cpu < 0 || is_sampling_event(event))
+		return -EOPNOTSUPP;
+	if (event->attr.config > 0xffff)
+		return -EINVAL;
+	return 0;
+}
+
+static void tp_start(struct perf_event *event, int flags)
+{
+	event->hw.state = 0;
+}
+
+static void tp_stop(struct perf_event *event, int flags)
+{
+	event->hw.state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
+}
+
+static int tp_add(struct perf_event *event, int flags)
+{
+	struct tp_cpu *tc = this_cpu_ptr(&tp_cpus);
+	unsigned int i, n = READ_ONCE(counters);
+
+	if (cycle_counter && event->attr.config == TP_CYCLES && !tc->cyc) {
+		tc->cyc = event;
+		event->hw.idx = TP_MAX;
+	} else {
+		for (i = 0; i < n && i < TP_MAX; i++)
+			if (!tc->slot[i])
+				break;
+		if (i >= n || i >= TP_MAX)
+			return -EAGAIN;
+		tc->slot[i] = event;
+		event->hw.idx = i;
+	}
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (flags & PERF_EF_START)
+		tp_start(event, 0);
+	return 0;
+}
+
+static void tp_del(struct perf_event *event, int flags)
+{
+	struct tp_cpu *tc = this_cpu_ptr(&tp_cpus);
+
+	tp_stop(event, PERF_EF_UPDATE);
+	if (event->hw.idx == TP_MAX)
+		tc->cyc = NULL;
+	else
+		tc->slot[event->hw.idx] = NULL;
+}
+
+static void tp_read(struct perf_event *event)
+{
+	/* the count lives in event->count; injection updates it */
+}
+
+static struct pmu tp_pmu = {
+	.module		= THIS_MODULE,
+	.task_ctx_nr	= perf_invalid_context,
+	.event_init	= tp_event_init,
+	.add		= tp_add,
+	.del		= tp_del,
+	.start		= tp_start,
+	.stop		= tp_stop,
+	.read		= tp_read,
+};
+
+#define TP_INJECT_MAX	N3T_NR_EVENTS
+
+/**
+ * struct tp_inject - one injection request
+ * @nr: entries used
+ * @code: event numbers
+ * @delta: counts to add
+ */
+struct tp_inject {
+	unsigned int nr;
+	u16 code[TP_INJECT_MAX];
+	u64 delta[TP_INJECT_MAX];
+};
+
+static void tp_add_counts(struct perf_event *event, const struct tp_inject *req)
+{
+	unsigned int i;
+
+	if (!event || (event->hw.state & PERF_HES_STOPPED))
+		return;
+	for (i = 0; i < req->nr; i++)
+		if (event->attr.config == req->code[i])
+			local64_add(req->delta[i], &event->count);
+}
+
+static void tp_inject_local(void *arg)
+{
+	struct tp_cpu *tc = this_cpu_ptr(&tp_cpus);
+	unsigned int i;
+
+	for (i = 0; i < TP_MAX; i++)
+		tp_add_counts(tc->slot[i], arg);
+	tp_add_counts(tc->cyc, arg);
+}
+
+static int tp_parse(char *line, unsigned int *cpu, struct tp_inject *req)
+{
+	char *tok, *val;
+	bool have_cpu = false;
+	unsigned int code;
+	int ev;
+
+	req->nr = 0;
+	while ((tok = strsep(&line, " \t\n"))) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val)
+			return -EINVAL;
+		*val++ = 0;
+		if (!strcmp(tok, "cpu")) {
+			if (kstrtouint(val, 0, cpu))
+				return -EINVAL;
+			have_cpu = true;
+			continue;
+		}
+		ev = n3t_event_by_name(tok);
+		if (ev >= 0)
+			code = n3t_events[ev].code;
+		else if (kstrtouint(tok, 0, &code) || code > 0xffff)
+			return -EINVAL;
+		if (req->nr == TP_INJECT_MAX || kstrtou64(val, 0, &req->delta[req->nr]))
+			return -EINVAL;
+		req->code[req->nr++] = code;
+	}
+	return have_cpu ? 0 : -EINVAL;
+}
+
+static ssize_t tp_inject_write(struct file *f, const char __user *ubuf, size_t len,
+			       loff_t *ppos)
+{
+	struct tp_inject *req;
+	unsigned int cpu;
+	char *buf;
+	int ret;
+
+	if (len > 4096)
+		return -EINVAL;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	ret = req ? tp_parse(buf, &cpu, req) : -ENOMEM;
+	if (!ret && (cpu >= nr_cpu_ids || !cpu_online(cpu)))
+		ret = -EINVAL;
+	if (!ret)
+		ret = smp_call_function_single(cpu, tp_inject_local, req, 1);
+	kfree(req);
+	kfree(buf);
+	return ret ? ret : len;
+}
+
+static const struct file_operations tp_inject_fops = {
+	.owner = THIS_MODULE,
+	.write = tp_inject_write,
+	.llseek = noop_llseek,
+};
+
+static int tp_counters_set(void *data, u64 val)
+{
+	if (val < 1 || val > TP_MAX)
+		return -EINVAL;
+	WRITE_ONCE(counters, val);
+	return 0;
+}
+
+static int tp_counters_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(counters);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(tp_counters_fops, tp_counters_get, tp_counters_set, "%llu\n");
+
+static int __init tp_init(void)
+{
+	int ret;
+
+	if (counters < 1 || counters > TP_MAX)
+		return -EINVAL;
+	ret = perf_pmu_register(&tp_pmu, "n3t_testpmu", -1);
+	if (ret)
+		return ret;
+	tp_dir = debugfs_create_dir("n3t_testpmu", NULL);
+	debugfs_create_file("inject", 0200, tp_dir, NULL, &tp_inject_fops);
+	debugfs_create_file_unsafe("counters", 0600, tp_dir, NULL, &tp_counters_fops);
+	return 0;
+}
+
+static void __exit tp_exit(void)
+{
+	debugfs_remove_recursive(tp_dir);
+	perf_pmu_unregister(&tp_pmu);
+}
+
+module_init(tp_init);
+module_exit(tp_exit);
+
+MODULE_DESCRIPTION("Scripted test PMU for n3telemetry selftests");
+MODULE_LICENSE("GPL");
