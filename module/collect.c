@@ -64,11 +64,14 @@ static void n3t_end_slice(struct n3t_cpu *pc)
 
 	for (i = 0; i < s->nr; i++) {
 		u64 total, enabled = 0, running = 0, de, dr;
+		bool active;
 
 		d[i] = 0;
 		if (!s->pe[i])
 			continue;	/* unusable event: its metrics are undefined */
 		nr_pe++;
+		/* a pinned event that found no counter sits in the error state */
+		active = READ_ONCE(s->pe[i]->state) == PERF_EVENT_STATE_ACTIVE;
 		total = perf_event_read_value(s->pe[i], &enabled, &running);
 		d[i] = total - s->last_count[i];
 		de = enabled - s->last_enabled[i];
@@ -76,6 +79,10 @@ static void n3t_end_slice(struct n3t_cpu *pc)
 		s->last_count[i] = total;
 		s->last_enabled[i] = enabled;
 		s->last_running[i] = running;
+		if (!active) {
+			complete = false;
+			continue;
+		}
 		r->ev_count[s->ev[i]] += d[i];
 		r->ev_ns[s->ev[i]] += dr;
 		/* a member that did not run for the whole slice spoils it */
@@ -308,10 +315,11 @@ static void n3t_stop(void)
 
 /**
  * n3t_collect_reconfigure() - change groups and/or interval, restart collection
- * @groups: the new group selection
- * @interval_ms: the new interval
+ * @groups: the new group selection, or N3T_KEEP
+ * @interval_ms: the new interval, or N3T_KEEP
  *
- * Takes n3t_cfg.lock.  On failure the previous configuration is restored.
+ * Takes n3t_cfg.reconf; the plan is swapped under n3t_cfg.lock while
+ * collection is stopped.  On failure the previous configuration is restored.
  * Return: 0 or a negative errno.
  */
 int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
@@ -323,26 +331,35 @@ int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
 	plan = kmalloc(sizeof(*plan), GFP_KERNEL);
 	if (!plan)
 		return -ENOMEM;
+	mutex_lock(&n3t_cfg.reconf);
+	if (groups == N3T_KEEP)
+		groups = n3t_cfg.plan->groups;
+	if (interval_ms == N3T_KEEP)
+		interval_ms = n3t_cfg.interval_ms;
 	ret = n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, plan);
 	if (ret) {
+		mutex_unlock(&n3t_cfg.reconf);
 		kfree(plan);
 		return ret;
 	}
-	mutex_lock(&n3t_cfg.lock);
 	n3t_stop();
+	mutex_lock(&n3t_cfg.lock);
 	old = n3t_cfg.plan;
 	old_ms = n3t_cfg.interval_ms;
 	n3t_cfg.plan = plan;
 	n3t_cfg.interval_ms = interval_ms;
+	mutex_unlock(&n3t_cfg.lock);
 	ret = n3t_start();
 	if (ret) {
+		mutex_lock(&n3t_cfg.lock);
 		n3t_cfg.plan = old;
 		n3t_cfg.interval_ms = old_ms;
+		mutex_unlock(&n3t_cfg.lock);
 		if (n3t_start())
 			pr_err("could not restart collection\n");
 		old = plan;
 	}
-	mutex_unlock(&n3t_cfg.lock);
+	mutex_unlock(&n3t_cfg.reconf);
 	kfree(old);
 	return ret;
 }
@@ -428,7 +445,7 @@ static int n3t_advance_set(void *data, u64 val)
 	unsigned int cpu;
 	struct n3t_cpu *pc;
 
-	mutex_lock(&n3t_cfg.lock);
+	mutex_lock(&n3t_cfg.reconf);
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		if (val != U64_MAX && val != cpu)
@@ -440,7 +457,7 @@ static int n3t_advance_set(void *data, u64 val)
 		flush_delayed_work(&pc->work);
 	}
 	cpus_read_unlock();
-	mutex_unlock(&n3t_cfg.lock);
+	mutex_unlock(&n3t_cfg.reconf);
 	return 0;
 }
 
@@ -537,9 +554,9 @@ unusable:
 	n3t_wq = alloc_workqueue("n3telemetry", WQ_FREEZABLE, 0);
 	if (!n3t_wq)
 		return -ENOMEM;
-	mutex_lock(&n3t_cfg.lock);
+	mutex_lock(&n3t_cfg.reconf);
 	ret = n3t_start();
-	mutex_unlock(&n3t_cfg.lock);
+	mutex_unlock(&n3t_cfg.reconf);
 	if (ret) {
 		destroy_workqueue(n3t_wq);
 		return ret;
@@ -554,8 +571,8 @@ unusable:
 void n3t_collect_exit(void)
 {
 	debugfs_remove_recursive(n3t_debugfs);
-	mutex_lock(&n3t_cfg.lock);
+	mutex_lock(&n3t_cfg.reconf);
 	n3t_stop();
-	mutex_unlock(&n3t_cfg.lock);
+	mutex_unlock(&n3t_cfg.reconf);
 	destroy_workqueue(n3t_wq);
 }

@@ -39,6 +39,7 @@ module_param_named(root_only, n3t_root_only, bool, 0444);
 MODULE_PARM_DESC(root_only, "Make every file root-only (default: derived metrics world-readable)");
 
 struct n3t_config n3t_cfg = {
+	.reconf = __MUTEX_INITIALIZER(n3t_cfg.reconf),
 	.lock = __MUTEX_INITIALIZER(n3t_cfg.lock),
 };
 

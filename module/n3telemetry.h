@@ -13,6 +13,7 @@
 #define N3T_SET_MAX		(N3T_MAX_CAPACITY + 1)
 #define N3T_INTERVAL_MIN	10
 #define N3T_INTERVAL_MAX	60000
+#define N3T_KEEP		U32_MAX	/* n3t_collect_reconfigure(): unchanged */
 
 struct perf_event;
 
@@ -121,7 +122,11 @@ struct n3t_cpu {
 
 /**
  * struct n3t_config - module-wide configuration
- * @lock: serialises configuration changes and readers of @plan
+ * @reconf: serialises starting and stopping collection (configuration
+ *	writes, test controls); held across cpuhp calls, so never taken by a
+ *	sysfs reader
+ * @lock: protects @plan and @interval_ms against readers; never held
+ *	across cpuhp calls or while taking cpus_read_lock()
  * @plan: the event sets in use; replaced only with collection stopped
  * @interval_ms: interval length
  * @slots: slots per cycle used by the formulas
@@ -132,7 +137,8 @@ struct n3t_cpu {
  * @model: what was detected ("neoverse-n3", or forced)
  */
 struct n3t_config {
-	struct mutex lock;	/* serialises configuration changes and plan readers */
+	struct mutex reconf;	/* see above */
+	struct mutex lock;	/* see above */
 	struct n3t_plan *plan;
 	unsigned int interval_ms;
 	unsigned int slots;

@@ -69,8 +69,8 @@ static struct n3t_view *n3t_view_get(int cpu)
 	counts = kcalloc(N3T_NR_EVENTS, sizeof(*counts), GFP_KERNEL);
 	if (!one || !counts)
 		goto fail;
-	cpus_read_lock();
-	for_each_online_cpu(c) {
+	/* no cpus_read_lock(): CPUs going offline simply stop publishing */
+	for_each_possible_cpu(c) {
 		if (!n3t_read_cpu(c, &one->res, one->sets, nr) || !one->res.seq)
 			continue;
 		v->ok = true;
@@ -93,7 +93,6 @@ static struct n3t_view *n3t_view_get(int cpu)
 			v->sets[s].lost += one->sets[s].lost;
 		}
 	}
-	cpus_read_unlock();
 	v->res.nr_sets = nr;
 	for (s = 0; s < nr; s++) {
 		bitmap_zero(counted, N3T_NR_EVENTS);
@@ -360,7 +359,7 @@ static ssize_t interval_ms_store(struct kobject *kobj, struct kobj_attribute *at
 		return ret;
 	if (ms < N3T_INTERVAL_MIN || ms > N3T_INTERVAL_MAX)
 		return -ERANGE;
-	ret = n3t_collect_reconfigure(READ_ONCE(n3t_cfg.plan->groups), ms);
+	ret = n3t_collect_reconfigure(N3T_KEEP, ms);
 	return ret ? ret : count;
 }
 
@@ -435,7 +434,7 @@ static ssize_t groups_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 	if (ret)
 		return ret;
-	ret = n3t_collect_reconfigure(groups, READ_ONCE(n3t_cfg.interval_ms));
+	ret = n3t_collect_reconfigure(groups, N3T_KEEP);
 	return ret ? ret : count;
 }
 
@@ -509,16 +508,16 @@ static ssize_t snapshot_read(struct file *file, struct kobject *kobj,
 	}
 	h = (struct n3t_snapshot_header *)snap;
 	mutex_lock(&n3t_cfg.lock);
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
+	for_each_possible_cpu(cpu) {
 		struct n3t_snapshot_record *r = (void *)(snap + sizeof(*h)) + n * sizeof(*r);
 
+		if (!cpu_online(cpu))
+			continue;
 		if (!n3t_read_cpu(cpu, res, NULL, 0))
 			memset(res, 0, sizeof(*res));
 		n3t_fill_record(r, cpu, res);
 		n++;
 	}
-	cpus_read_unlock();
 	h->magic = N3T_SNAP_MAGIC;
 	h->abi_version = N3T_SNAP_ABI_VERSION;
 	h->header_size = sizeof(*h);

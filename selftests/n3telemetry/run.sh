@@ -3,11 +3,11 @@
 # Runs the n3telemetry kselftests and prints KTAP: one subtest per script,
 # each script's own checks nested inside it.
 cd "$(dirname "$0")" || exit 1
-if [ "$1" = --smoke ]; then
-	tests="smoke.sh"
-else
-	tests=$(cat tests.list)
-fi
+case "$1" in
+--smoke) tests="smoke.sh" ;;
+--only) shift; tests="$*" ;;
+*) tests=$(cat tests.list) ;;
+esac
 set -- $tests
 echo "TAP version 13"
 echo "1..$#"

@@ -119,6 +119,18 @@ python3 "$vmdir/results.py" --kunit-parser "$ksrc/tools/testing/kunit/kunit.py" 
 	--tag 6.12 "$vlog" >> "$results" || true
 grep -E '^(PASS|FAIL) 6\.12/' "$results" | sed 's/^PASS /PASS /'
 
+step "QEMU's own PMU with -icount (real emulated cycles and instructions)"
+rlog=$out/console-6.12-realpmu.log
+if qemu "$kdir/arch/arm64/boot/Image" "$out/initramfs-6.12.cpio.gz" "n3t.mode=realpmu" \
+	"$rlog" 300 -icount shift=0 && grep -q N3T-DONE "$rlog"; then
+	record PASS vm-6.12-realpmu-poweroff
+else
+	tail -30 "$rlog"
+	record FAIL vm-6.12-realpmu-poweroff
+fi
+python3 "$vmdir/results.py" --tag 6.12-realpmu "$rlog" >> "$results" || true
+grep -E '^(PASS|FAIL) 6\.12-realpmu/' "$results"
+
 step "smoke on Debian 12 prebuilt 6.1 arm64 kernel"
 ddir=$("$vmdir/distro-kernel.sh" | tail -1)
 m61=$out/6.1
