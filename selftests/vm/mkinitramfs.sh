@@ -16,7 +16,9 @@ if [ ! -x "$bb/bin/busybox" ]; then
 fi
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
+chmod 755 "$root"
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc,lib/n3t,selftests}
+chmod 1777 "$root/tmp"
 cp "$bb/bin/busybox" "$root/bin/"
 for a in sh ash cat echo ls mount umount insmod rmmod lsmod mkdir rm cp mv sed grep \
 	egrep awk wc head tail cut tr sort uniq sleep usleep dmesg poweroff reboot setsid \

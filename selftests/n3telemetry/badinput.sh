@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Invalid writes fail with the documented errno and change nothing; access
+# rights for non-root readers, and with root_only=1.
+. ./lib.sh
+
+# errno_of FILE FORMAT: write printf FORMAT to FILE in one write(2), print
+# the error name
+errno_of() {
+	if printf "$2" | dd of="$1" bs=4096 conv=notrunc 2> /tmp/werr; then
+		echo OK
+	elif grep -q "Invalid argument" /tmp/werr; then
+		echo EINVAL
+	elif grep -q "out of range" /tmp/werr; then
+		echo ERANGE
+	elif grep -q "Permission denied" /tmp/werr; then
+		echo EACCES
+	else
+		cat /tmp/werr
+		echo OTHER
+	fi
+}
+
+state() { cat $N3T/interval_ms $N3T/groups $N3T/sets | md5sum; }
+
+LONG=$(awk 'BEGIN { for (i = 0; i < 600; i++) printf "1" }')
+LONGG=$(awk 'BEGIN { for (i = 0; i < 60; i++) printf "topdown_l1 " }')
+
+check load n3t_load force=1 interval_ms=1000
+before=$(state)
+n=0
+while IFS='|' read -r file payload want; do
+	[ -z "$file" ] && continue
+	n=$((n + 1))
+	got=$(errno_of "$N3T/$file" "$payload")
+	expect_eq "$n:$file:$(echo "$payload" | cut -c1-24)" "$want" "$got"
+	expect_eq "$n:unchanged" "$before" "$(state)"
+done <<TABLE
+interval_ms|\n|EINVAL
+interval_ms|abc|EINVAL
+interval_ms|12abc|EINVAL
+interval_ms|-5|EINVAL
+interval_ms| 100|EINVAL
+interval_ms|100 200|EINVAL
+interval_ms|1e3|EINVAL
+interval_ms|0x64|EINVAL
+interval_ms|1000.5|EINVAL
+interval_ms|100\n\n|EINVAL
+interval_ms|100\0000|EINVAL
+interval_ms|$LONG|EINVAL
+interval_ms|9|ERANGE
+interval_ms|0|ERANGE
+interval_ms|60001|ERANGE
+interval_ms|4294967296|ERANGE
+interval_ms|99999999999999999999|ERANGE
+groups|\n|EINVAL
+groups|   |EINVAL
+groups|bogus|EINVAL
+groups|topdown_l1 bogus|EINVAL
+groups|topdown_l1 topdown_l1|EINVAL
+groups|l1d_cache general l1d_cache|EINVAL
+groups|Topdown_L1|EINVAL
+groups|ALL|EINVAL
+groups|topdown|EINVAL
+groups|topdown_l1,general|EINVAL
+groups|topdown_l1\tgeneral|EINVAL
+groups|default general|EINVAL
+groups|all all|EINVAL
+groups|topdown_l1\0000general|EINVAL
+groups|$LONGG|EINVAL
+version|1|EACCES
+slots|6|EACCES
+counters|1|EACCES
+sets|set0|EACCES
+available_groups|all|EACCES
+cpu0/topdown_l1|0|EACCES
+cpu0/status|0|EACCES
+system/general|0|EACCES
+TABLE
+check at-least-30-cases test "$n" -ge 30
+
+# valid writes still work, with and without the newline
+expect_eq valid-interval OK "$(errno_of $N3T/interval_ms '250\n')"
+expect_eq interval-set 250 "$(cat $N3T/interval_ms)"
+expect_eq valid-groups OK "$(errno_of $N3T/groups 'general l1d_cache')"
+expect_eq groups-set "general l1d_cache" "$(cat $N3T/groups)"
+expect_eq valid-default OK "$(errno_of $N3T/groups 'default\n')"
+
+# non-root: derived metrics, status and info readable; raw counts and
+# writes are not
+as_nobody() { su nobody -s /bin/sh -c "$1" > /dev/null 2>&1; }
+nobody_cannot() { ! as_nobody "$1"; }
+check nobody-reads-metrics as_nobody "cat $N3T/cpu0/topdown_l1"
+check nobody-reads-system as_nobody "cat $N3T/system/general"
+check nobody-reads-status as_nobody "cat $N3T/cpu0/status"
+check nobody-reads-info as_nobody "cat $N3T/version $N3T/groups $N3T/sets"
+check nobody-no-events nobody_cannot "cat $N3T/cpu0/events"
+check nobody-no-snapshot nobody_cannot "cat $N3T/snapshot"
+check nobody-no-write nobody_cannot "echo 100 > $N3T/interval_ms"
+check unload n3t_unload
+
+check load-root-only n3t_load force=1 root_only=1
+check root-only-metrics nobody_cannot "cat $N3T/cpu0/topdown_l1"
+check root-only-info nobody_cannot "cat $N3T/version"
+check root-still-reads cat $N3T/cpu0/topdown_l1
+check unload-root-only n3t_unload
+ktap_finish

@@ -1,0 +1,34 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Format: every line of every file parses, with the unit's precision or nan,
+# and every read has the same lines in the same order.  On QEMU's PMU.
+. ./lib.sh
+check load n3t_load force=1 interval_ms=20
+echo all > $N3T/groups
+sleep 1
+bad=0
+for d in $N3T/cpu[0-9]* $N3T/system; do
+	for g in $(cat $N3T/available_groups); do
+		awk '
+			$1 ~ /_mpki$/ || $1 == "ipc" || $1 ~ /_per_cycle$/ { d = 3 }
+			$1 ~ /_ratio$/ { d = 4 }
+			$1 !~ /_mpki$/ && $1 != "ipc" && $1 !~ /_per_cycle$/ && $1 !~ /_ratio$/ { d = 2 }
+			NF != 2 || $1 !~ /^[a-z0-9_]+$/ { bad++; print "# " FILENAME ": " $0; next }
+			$2 == "nan" { next }
+			{ split($2, p, "."); if ($2 !~ /^-?[0-9]+\.[0-9]+$/ || length(p[2]) != d) { bad++; print "# " FILENAME ": " $0 } }
+			END { exit bad != 0 }' "$d/$g" || bad=$((bad + 1))
+		a=$(cut -d' ' -f1 "$d/$g")
+		b=$(cut -d' ' -f1 "$d/$g")
+		[ "$a" = "$b" ] || bad=$((bad + 1))
+	done
+	awk 'NF != 3 || $1 !~ /^[A-Z0-9_]+$/ || $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ { bad++ } END { exit bad != 0 }' "$d/events" || bad=$((bad + 1))
+	awk 'NF != 2 || $2 !~ /^[0-9]+(\.[0-9][0-9])?$/ { bad++; print "# " $0 } END { exit bad != 0 }' "$d/status" || bad=$((bad + 1))
+done
+expect_eq all-lines-parse 0 "$bad"
+expect_eq groups-all "$(cat $N3T/available_groups)" "$(cat $N3T/groups)"
+expect_eq topdown-l1-lines "frontend_bound backend_bound retiring bad_speculation" \
+	"$(cut -d' ' -f1 $N3T/cpu0/topdown_l1 | tr '\n' ' ' | sed 's/ $//')"
+expect_eq counters-lines 2 "$(wc -l < $N3T/counters)"
+expect_eq sets-lines "$(grep -c . $N3T/sets)" "$(grep -c '^set[0-9]* [A-Z]' $N3T/sets)"
+check unload n3t_unload
+ktap_finish
