@@ -74,6 +74,15 @@ if [ $mode = check ]; then
 	"$vmdir/host-tests.sh" "$out" "$results"
 fi
 
+step "n3tel for arm64 (static)"
+if make -s -C "$top/tools/n3tel" arm64 > "$out/n3tel-arm64.log" 2>&1; then
+	cp "$top/tools/n3tel/n3tel-arm64" "$out/n3tel-arm64"
+	record PASS build-n3tel-arm64-static
+else
+	cat "$out/n3tel-arm64.log"
+	record FAIL build-n3tel-arm64-static
+fi
+
 step "initramfs"
 "$vmdir/mkinitramfs.sh" "$m612" "$out/initramfs-6.12.cpio.gz"
 
