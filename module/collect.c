@@ -32,6 +32,13 @@ static struct workqueue_struct *n3t_wq;
 static struct dentry *n3t_debugfs;
 /* Tests: slices end only when "advance" is written (debugfs "manual"). */
 static bool n3t_manual;
+/* Re-pack after this many intervals in a row with a set that never counted. */
+#define N3T_REPACK_AFTER	3
+static void n3t_repack_fn(struct work_struct *work);
+static DECLARE_WORK(n3t_repack_work, n3t_repack_fn);
+/* set when a re-pack did not help; cleared by the next reconfiguration */
+static bool n3t_repack_off;
+static int n3t_probe_capacity(unsigned int cpu);
 
 static struct perf_event *n3t_create(unsigned int cpu, unsigned int ev)
 {
@@ -96,6 +103,7 @@ static void n3t_end_slice(struct n3t_cpu *pc)
 	if (!nr_pe)
 		return;
 	if (!complete) {
+		s->starved |= !s->good_ns;
 		s->lost++;
 		r->lost++;
 		return;
@@ -121,6 +129,7 @@ static void n3t_end_interval(struct n3t_cpu *pc, const struct n3t_plan *plan, u6
 	struct n3t_result *r = &pc->scratch;
 	DECLARE_BITMAP(counted, N3T_NR_EVENTS);
 	unsigned int s, i;
+	bool starved;
 
 	r->seq = ++pc->seq;
 	r->end_ns = now;
@@ -157,11 +166,18 @@ static void n3t_end_interval(struct n3t_cpu *pc, const struct n3t_plan *plan, u6
 	write_seqcount_end(&pc->pub_lock);
 	preempt_enable();
 
+	starved = false;
 	for (s = 0; s < plan->nr_sets; s++) {
+		starved |= pc->set[s].starved;
 		memset(pc->set[s].acc, 0, sizeof(pc->set[s].acc));
 		pc->set[s].good_ns = 0;
+		pc->set[s].starved = false;
 	}
 	pc->interval_start = now;
+	/* A set that never got its counters for a while: re-probe, re-pack. */
+	pc->starved_intervals = starved ? pc->starved_intervals + 1 : 0;
+	if (pc->starved_intervals == N3T_REPACK_AFTER && !READ_ONCE(n3t_repack_off))
+		schedule_work(&n3t_repack_work);
 }
 
 /*
@@ -243,7 +259,8 @@ static int n3t_cpu_online(unsigned int cpu)
 	pc->interval_start = ktime_get_ns();
 	rcu_assign_pointer(per_cpu(n3t_pcpu, cpu), pc);
 	n3t_enable_set(pc);
-	queue_delayed_work_on(cpu, n3t_wq, &pc->work, n3t_slice_jiffies(plan));
+	if (!READ_ONCE(n3t_manual))
+		queue_delayed_work_on(cpu, n3t_wq, &pc->work, n3t_slice_jiffies(plan));
 	return 0;
 }
 
@@ -336,13 +353,20 @@ int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
 		groups = n3t_cfg.plan->groups;
 	if (interval_ms == N3T_KEEP)
 		interval_ms = n3t_cfg.interval_ms;
+	n3t_stop();
+	if (current_work() != &n3t_repack_work)
+		WRITE_ONCE(n3t_repack_off, false);
+	/* our own counters are released now: see what is really free */
+	if (n3t_probe_capacity(raw_smp_processor_id()))
+		pr_warn("re-probe found no free counters; keeping %u\n", n3t_cfg.capacity);
 	ret = n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, plan);
 	if (ret) {
+		if (n3t_start())
+			pr_err("could not restart collection\n");
 		mutex_unlock(&n3t_cfg.reconf);
 		kfree(plan);
 		return ret;
 	}
-	n3t_stop();
 	mutex_lock(&n3t_cfg.lock);
 	old = n3t_cfg.plan;
 	old_ms = n3t_cfg.interval_ms;
@@ -362,6 +386,23 @@ int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
 	mutex_unlock(&n3t_cfg.reconf);
 	kfree(old);
 	return ret;
+}
+
+static void n3t_repack_fn(struct work_struct *work)
+{
+	unsigned int before = n3t_cfg.capacity;
+
+	if (n3t_collect_reconfigure(N3T_KEEP, N3T_KEEP))
+		return;
+	if (n3t_cfg.capacity == before) {
+		/* not a capacity problem: do not restart again and again */
+		WRITE_ONCE(n3t_repack_off, true);
+		pr_warn("a set keeps failing to get counters although %u are free; not re-packing again until reconfigured\n",
+			before);
+		return;
+	}
+	pr_info("a set kept failing to get counters: re-packed for %u counters (was %u), %u sets\n",
+		n3t_cfg.capacity, before, n3t_cfg.plan->nr_sets);
 }
 
 /*
@@ -571,6 +612,11 @@ unusable:
 void n3t_collect_exit(void)
 {
 	debugfs_remove_recursive(n3t_debugfs);
+	mutex_lock(&n3t_cfg.reconf);
+	n3t_stop();
+	mutex_unlock(&n3t_cfg.reconf);
+	/* a re-pack already running may restart collection: stop it again */
+	cancel_work_sync(&n3t_repack_work);
 	mutex_lock(&n3t_cfg.reconf);
 	n3t_stop();
 	mutex_unlock(&n3t_cfg.reconf);

@@ -66,6 +66,7 @@ struct n3t_result {
  * @acc: this interval's counts over complete slices
  * @good_ns: this interval's time in complete slices
  * @lost: discarded slices since start
+ * @starved: this interval, a slice was lost before any was complete
  */
 struct n3t_cpu_set {
 	u8 nr;
@@ -77,6 +78,7 @@ struct n3t_cpu_set {
 	u64 acc[N3T_SET_MAX];
 	u64 good_ns;
 	u32 lost;
+	bool starved;
 };
 
 /**
@@ -87,6 +89,7 @@ struct n3t_cpu_set {
  * @active: index of the set counting now
  * @interval_start: ktime_get_ns() at the start of the current interval
  * @seq: interval sequence number
+ * @starved_intervals: consecutive intervals with a set that never counted
  * @set: the sets, plan->nr_sets entries
  * @scratch: result being built (sampler only)
  * @count_scratch: engine input (sampler only)
@@ -109,6 +112,7 @@ struct n3t_cpu {
 	unsigned int active;
 	u64 interval_start;
 	u64 seq;
+	unsigned int starved_intervals;
 	struct n3t_cpu_set *set;
 	struct n3t_result scratch;
 	u64 count_scratch[N3T_NR_EVENTS];

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Contention: when fewer counters are free than a set needs, that set's
-# slices are lost and its metrics read nan; nothing is ever wrong.  When the
-# counters come back, collection recovers without a reload.
+# slices are lost and its metrics read nan; nothing is ever wrong.  When it
+# persists the module re-packs for the counters it can get; when they come
+# back, a reconfiguration re-probes.  Never a reload.
 . ./lib.sh
 . ./vectors.sh
 
@@ -39,8 +40,27 @@ expect_eq never-wrong 0 "$bad"
 check some-nan test "$nans" -gt 0
 expect_eq ipc-still-counted "1.800" "$(value $N3T/cpu1/general ipc)"
 
+# Starved for a third interval in a row (the drain above was the first):
+# the module re-probes and re-packs, and restarts at set 0.
+one_interval 1 "$VEC_A"
+_t=0
+# (the log line comes once collection has restarted)
+while ! dmesg | grep -q 're-packed for 5 counters' && [ $_t -lt 100 ]; do
+	sleep 0.1
+	_t=$((_t + 1))
+done
+expect_eq repacked-for-5 "programmable 5" "$(head -1 $N3T/counters)"
+NSETS=$(wc -l < $N3T/sets)
+check more-sets test "$NSETS" -gt 7
+one_interval 1 "$VEC_A"
+check_values repacked $N3T/cpu1 "$VEC_A"
+
+# The other user is gone; a reconfiguration re-probes: back to 6, no reload.
 echo 6 > $TPDBG/counters
-advance_interval 1
+echo default > $N3T/groups
+expect_eq reprobed-6 "programmable 6" "$(head -1 $N3T/counters)"
+NSETS=$(wc -l < $N3T/sets)
+expect_eq sets-back 7 "$NSETS"
 one_interval 1 "$VEC_A"
 check_values recovered $N3T/cpu1 "$VEC_A"
 tp_teardown
