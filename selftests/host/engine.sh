@@ -36,3 +36,17 @@ if printf '#include <linux/n3telemetry.h>\nint main(void){return 0;}\n' |
 else
 	echo "not ok uapi-header-standalone-c++"
 fi
+
+# the user guide builds with docutils without a warning
+if /usr/bin/rst2html --halt=warning --report=warning "$top/Documentation/n3telemetry.rst" \
+	> "$out/n3telemetry.html" 2> "$out/rst.err"; then
+	echo "ok docs-rst-builds"
+else
+	cat "$out/rst.err"
+	echo "not ok docs-rst-builds"
+fi
+# every sysfs attribute of the ABI document is mentioned in the guide
+missing=$(grep '^What:' "$top/Documentation/ABI/testing/sysfs-kernel-n3telemetry" |
+	sed 's|.*/n3telemetry/||; s|^cpuN/||; s|/$||' | grep -v '^cpuN$' | sort -u |
+	while read -r a; do grep -q "$a" "$top/Documentation/n3telemetry.rst" || echo "$a"; done)
+if [ -z "$missing" ]; then echo "ok docs-guide-covers-abi"; else echo "# not in guide: $missing"; echo "not ok docs-guide-covers-abi"; fi
