@@ -19,7 +19,7 @@ results=$out/results.txt
 : > "$results"
 t0=$(date +%s)
 
-step() { printf '== %s\n' "$*"; }
+step() { printf '== [%4ss] %s\n' "$(( $(date +%s) - t0 ))" "$*"; }
 # record PASS|FAIL NAME: one line per test, counted at the end
 record() {
 	echo "$1 $2" >> "$results"
