@@ -489,18 +489,26 @@ static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
 	}
 }
 
-static ssize_t snapshot_read(struct file *file, struct kobject *kobj,
-			     struct bin_attribute *attr, char *buf, loff_t pos, size_t count)
+/*
+ * sysfs hands a bin attribute at most a page per read(2), so a snapshot of
+ * many CPUs takes several reads.  A read at offset 0 takes a new snapshot;
+ * reads at later offsets continue that same snapshot, so a reader that reads
+ * from 0 to EOF gets one consistent set of records.
+ */
+static DEFINE_MUTEX(n3t_snap_lock);	/* protects n3t_snap and n3t_snap_len */
+static char *n3t_snap;
+static size_t n3t_snap_len;
+
+static int n3t_snapshot_take(void)
 {
 	struct n3t_snapshot_header *h;
 	struct n3t_result *res;
 	unsigned int cpu, n = 0;
-	size_t size;
 	char *snap;
 
 	res = kmalloc(sizeof(*res), GFP_KERNEL);
-	size = sizeof(*h) + num_possible_cpus() * sizeof(struct n3t_snapshot_record);
-	snap = kzalloc(size, GFP_KERNEL);
+	snap = kzalloc(sizeof(*h) + num_possible_cpus() * sizeof(struct n3t_snapshot_record),
+		       GFP_KERNEL);
 	if (!res || !snap) {
 		kfree(res);
 		kfree(snap);
@@ -530,17 +538,28 @@ static ssize_t snapshot_read(struct file *file, struct kobject *kobj,
 	h->groups = n3t_cfg.plan->groups;
 	h->fixed_scale = N3T_FIXED_SCALE;
 	mutex_unlock(&n3t_cfg.lock);
-
-	size = sizeof(*h) + n * sizeof(struct n3t_snapshot_record);
-	if (pos >= size) {
-		count = 0;
-	} else {
-		count = min_t(size_t, count, size - pos);
-		memcpy(buf, snap + pos, count);
-	}
-	kfree(snap);
 	kfree(res);
-	return count;
+
+	kfree(n3t_snap);
+	n3t_snap = snap;
+	n3t_snap_len = sizeof(*h) + n * sizeof(struct n3t_snapshot_record);
+	return 0;
+}
+
+static ssize_t snapshot_read(struct file *file, struct kobject *kobj,
+			     struct bin_attribute *attr, char *buf, loff_t pos, size_t count)
+{
+	ssize_t ret = 0;
+
+	mutex_lock(&n3t_snap_lock);
+	if (!pos || !n3t_snap)
+		ret = n3t_snapshot_take();
+	if (!ret && pos < n3t_snap_len) {
+		ret = min_t(size_t, count, n3t_snap_len - pos);
+		memcpy(buf, n3t_snap + pos, ret);
+	}
+	mutex_unlock(&n3t_snap_lock);
+	return ret;
 }
 
 static struct kobj_attribute version_attr = __ATTR_RO(version);
@@ -619,4 +638,6 @@ void n3t_sysfs_exit(void)
 	kobject_put(&n3t_system->kobj);
 	sysfs_remove_group(n3t_kobj, &n3t_top_group);
 	kobject_put(n3t_kobj);
+	kfree(n3t_snap);
+	n3t_snap = NULL;
 }

@@ -7,20 +7,11 @@
 . ./lib.sh
 . ./vectors.sh
 
-one_interval() {	# one_interval CPU VECTOR
-	_s=0
-	while [ $_s -lt "$NSETS" ]; do
-		inject "$1" "$2"
-		advance "$1"
-		_s=$((_s + 1))
-	done
-}
-
 tp_setup 6 || exit 1
 echo 5 > $TPDBG/counters
 advance_interval 1	# sets re-enabled from now on get at most 5 counters
 lost0=$(value $N3T/cpu1/status lost_slices)
-one_interval 1 "$VEC_A"
+scripted_interval 1 "$VEC_A"
 check slices-lost test "$(value $N3T/cpu1/status lost_slices)" -gt "$lost0"
 expect_eq set0-lost-nan nan "$(value $N3T/cpu1/topdown_l1 retiring)"
 bad=0
@@ -42,7 +33,7 @@ expect_eq ipc-still-counted "1.800" "$(value $N3T/cpu1/general ipc)"
 
 # Starved for a third interval in a row (the drain above was the first):
 # the module re-probes and re-packs, and restarts at set 0.
-one_interval 1 "$VEC_A"
+scripted_interval 1 "$VEC_A"
 _t=0
 # (the log line comes once collection has restarted)
 while ! dmesg | grep -q 're-packed for 5 counters' && [ $_t -lt 100 ]; do
@@ -52,7 +43,7 @@ done
 expect_eq repacked-for-5 "programmable 5" "$(head -1 $N3T/counters)"
 NSETS=$(wc -l < $N3T/sets)
 check more-sets test "$NSETS" -gt 7
-one_interval 1 "$VEC_A"
+scripted_interval 1 "$VEC_A"
 check_values repacked $N3T/cpu1 "$VEC_A"
 
 # The other user is gone; a reconfiguration re-probes: back to 6, no reload.
@@ -61,7 +52,7 @@ echo default > $N3T/groups
 expect_eq reprobed-6 "programmable 6" "$(head -1 $N3T/counters)"
 NSETS=$(wc -l < $N3T/sets)
 expect_eq sets-back 7 "$NSETS"
-one_interval 1 "$VEC_A"
+scripted_interval 1 "$VEC_A"
 check_values recovered $N3T/cpu1 "$VEC_A"
 tp_teardown
 ktap_finish

@@ -27,12 +27,7 @@ tp_teardown
 tp_setup 4 || exit 1
 expect_eq c4-counters "programmable 4" "$(head -1 $N3T/counters)"
 check sets_grew test "$NSETS" -gt 7
-_s=0
-while [ $_s -lt "$NSETS" ]; do
-	inject 3 "$VEC_B"
-	advance 3
-	_s=$((_s + 1))
-done
+scripted_interval 3 "$VEC_B"
 check_values c4 $N3T/cpu3 "$VEC_B"
 tp_teardown
 ktap_finish

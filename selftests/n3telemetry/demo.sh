@@ -45,13 +45,7 @@ echo 1 > $DBG/manual
 NSETS=$(wc -l < $N3T/sets)
 run "cat $N3T/counters $N3T/sets"
 advance_interval -1
-_s=0
-while [ $_s -lt "$NSETS" ]; do
-	inject 1 "$VEC_A"
-	inject 2 "$VEC_B"
-	advance -1
-	_s=$((_s + 1))
-done
+scripted_interval 1 "$VEC_A" 2 "$VEC_B"
 run "cat $N3T/cpu1/topdown_l1"
 run "cat $N3T/cpu2/topdown_l1"
 run "n3tel show --cpu 2"

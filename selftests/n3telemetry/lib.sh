@@ -83,3 +83,23 @@ inject() { echo "cpu=$1 $2" > $TPDBG/inject; }
 
 # value FILE METRIC: the value printed for METRIC in FILE
 value() { awk -v m="$2" '$1 == m { print $2 }' "$1"; }
+
+# scripted_interval CPU VECTOR [CPU VECTOR]...: one whole interval; in every
+# slice each listed CPU is given its vector, and only the events of the set
+# counting at that moment take the counts (as on hardware)
+scripted_interval() {
+	_s=0
+	while [ $_s -lt "$NSETS" ]; do
+		_cpu=
+		for _a in "$@"; do
+			if [ -z "$_cpu" ]; then
+				_cpu=$_a
+			else
+				inject "$_cpu" "$_a"
+				_cpu=
+			fi
+		done
+		advance -1
+		_s=$((_s + 1))
+	done
+}

@@ -6,16 +6,12 @@
 . ./vectors.sh
 command -v n3tel > /dev/null || { echo "# n3tel not in the initramfs"; exit 1; }
 tp_setup 6 || exit 1
-_s=0
-while [ $_s -lt "$NSETS" ]; do
-	inject 1 "$VEC_A"
-	inject 2 "$VEC_B"
-	advance -1
-	_s=$((_s + 1))
-done
+scripted_interval 1 "$VEC_A" 2 "$VEC_B"
 # The snapshot carries full fixed-point precision, the text files the printed
 # precision: compare what n3tel prints from each (JSON values are printed
 # with the module's own precision).
+expect_eq snapshot-bytes $((48 + 4 * 1664)) "$(cat $N3T/snapshot | wc -c)"
+check snapshot-stable-within-interval cmp -s $N3T/snapshot $N3T/snapshot
 n3tel export --format prometheus > /tmp/snap.prom
 n3tel export --format json | grep '"metrics"' > /tmp/snap.metrics
 n3tel --text export --format json | grep '"metrics"' > /tmp/text.metrics

@@ -5,15 +5,7 @@
 . ./lib.sh
 . ./vectors.sh
 tp_setup 6 || exit 1
-# One interval: each slice, both CPUs get their whole vector; only the
-# events of the set counting at that moment take it.
-_s=0
-while [ $_s -lt "$NSETS" ]; do
-	inject 1 "$VEC_A"
-	inject 2 "$VEC_B"
-	advance -1
-	_s=$((_s + 1))
-done
+scripted_interval 1 "$VEC_A" 2 "$VEC_B"
 check_values cpu1 $N3T/cpu1 "$VEC_A"
 check_values cpu2 $N3T/cpu2 "$VEC_B"
 check_values system $N3T/system "$(vec_sum "$VEC_A" "$VEC_B")"

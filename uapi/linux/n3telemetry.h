@@ -7,6 +7,10 @@
  * All fields are little-endian (the byte order of arm64 Linux).  A reader
  * checks magic and abi_version, then uses header_size and record_size to
  * find the records, so fields appended in a later version are skipped.
+ * sysfs returns at most a page per read(2): read from offset 0 until EOF.  A
+ * read at offset 0 takes a new snapshot and reads at later offsets continue
+ * it, so the records come from one snapshot (unless another reader starts
+ * at offset 0 meanwhile; each record is always one CPU's complete interval).
  *
  * Indexes: event i is the i-th of the N3T_SNAP_NR_EVENTS events the module
  * knows, in ascending order of event number; metric i is the i-th of the
