@@ -33,6 +33,8 @@ echo "(With -icount shift=0 QEMU's clock advances one tick per instruction,"
 echo " so CPU_CYCLES equals INST_RETIRED over the same window: IPC is 1.000.)"
 run "cat $N3T/cpu0/topdown_l1"
 run "n3tel show --cpu 0 --group general --group l1d_cache"
+echo "The sampler's own cost per CPU (emulated, KASAN+lockdep kernel: far slower than hardware):"
+run "cat /sys/kernel/debug/n3telemetry/cost"
 run "rmmod n3telemetry"
 
 say "Part 2: SYNTHETIC - the scripted test PMU, so every group shows numbers"
