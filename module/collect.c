@@ -38,7 +38,7 @@ static void n3t_repack_fn(struct work_struct *work);
 static DECLARE_WORK(n3t_repack_work, n3t_repack_fn);
 /* set when a re-pack did not help; cleared by the next reconfiguration */
 static bool n3t_repack_off;
-static int n3t_probe_capacity(unsigned int cpu);
+static int n3t_probe_capacity(void);
 
 static struct perf_event *n3t_create(unsigned int cpu, unsigned int ev)
 {
@@ -357,7 +357,7 @@ int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
 	if (current_work() != &n3t_repack_work)
 		WRITE_ONCE(n3t_repack_off, false);
 	/* our own counters are released now: see what is really free */
-	if (n3t_probe_capacity(raw_smp_processor_id()))
+	if (n3t_probe_capacity())
 		pr_warn("re-probe found no free counters; keeping %u\n", n3t_cfg.capacity);
 	ret = n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, plan);
 	if (ret) {
@@ -454,30 +454,55 @@ out:
 	return ok;
 }
 
-static int n3t_probe_capacity(unsigned int cpu)
+/* One CPU: programmable counters usable next to CPU_CYCLES, and without it. */
+static int n3t_probe_cpu(unsigned int cpu, unsigned int *with, unsigned int *without)
 {
-	unsigned int n, with = 0, without = 0;
+	unsigned int n;
 	int r;
 
+	*with = 0;
+	*without = 0;
 	for (n = 1; n <= N3T_MAX_CAPACITY; n++) {
 		r = n3t_probe_run(cpu, n, true);
 		if (r < 0)
 			return -ENODEV;
 		if (!r)
 			break;
-		with = n;
+		*with = n;
 	}
-	for (n = with + 1; n <= N3T_MAX_CAPACITY; n++) {
+	for (n = *with + 1; n <= N3T_MAX_CAPACITY; n++) {
 		r = n3t_probe_run(cpu, n, false);
 		if (r <= 0)
 			break;
-		without = n;
+		*without = n;
 	}
-	if (!with && !without)
-		return -EBUSY;
-	/* CPU_CYCLES took a programmable counter if more ran without it. */
-	n3t_cfg.cycle_counter = without <= with;
-	n3t_cfg.capacity = max(with, without);
+	return *with || *without ? 0 : -EBUSY;
+}
+
+/*
+ * Probe every online CPU and keep what all of them can do: the smallest
+ * capacity, and the cycle counter only if it is free everywhere (CPU_CYCLES
+ * took a programmable counter where more events ran without it).
+ */
+static int n3t_probe_capacity(void)
+{
+	unsigned int cpu, with, without, cap = N3T_MAX_CAPACITY;
+	bool cycle = true;
+	int ret = 0;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		ret = n3t_probe_cpu(cpu, &with, &without);
+		if (ret)
+			break;
+		cycle &= without <= with;
+		cap = min(cap, max(with, without));
+	}
+	cpus_read_unlock();
+	if (ret)
+		return ret;
+	n3t_cfg.cycle_counter = cycle;
+	n3t_cfg.capacity = cap;
 	return 0;
 }
 
@@ -549,7 +574,7 @@ DEFINE_SHOW_ATTRIBUTE(n3t_cost);
  */
 int n3t_collect_init(void)
 {
-	unsigned int cpu, e;
+	unsigned int e;
 	u32 groups = n3t_cfg.plan->groups;
 	char bad[512];
 	size_t len = 0;
@@ -578,9 +603,7 @@ unusable:
 		pr_info("events not implemented or rejected (their metrics read nan):%s%s\n",
 			bad, len >= sizeof(bad) - 1 ? " ..." : "");
 
-	cpu = get_cpu();
-	put_cpu();
-	ret = n3t_probe_capacity(cpu);
+	ret = n3t_probe_capacity();
 	if (ret) {
 		pr_err("no usable PMU counters (held by the NMI watchdog or another perf user?)\n");
 		return ret;
