@@ -37,12 +37,14 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
  * @res: the result (for system/: sums over online CPUs)
  * @ok: whether any data was published
  * @nr_sets: sets in @sets
+ * @events: every event of the sets in use
  * @sets: per-set data
  */
 struct n3t_view {
 	struct n3t_result res;
 	bool ok;
 	unsigned int nr_sets;
+	DECLARE_BITMAP(events, N3T_NR_EVENTS);
 	struct n3t_pub_set sets[];
 };
 
@@ -59,6 +61,8 @@ static struct n3t_view *n3t_view_get(int cpu)
 	if (!v)
 		return NULL;
 	v->nr_sets = nr;
+	for (s = 0; s < nr; s++)
+		bitmap_or(v->events, v->events, plan->set[s].events, N3T_NR_EVENTS);
 	if (cpu != N3T_SYSTEM) {
 		v->ok = n3t_read_cpu(cpu, &v->res, v->sets, nr) && v->res.seq;
 		return v;
@@ -121,6 +125,17 @@ static int n3t_dir_cpu(struct kobject *kobj)
 	return container_of(kobj, struct n3t_dir, kobj)->cpu;
 }
 
+/* The view of a cpuN or system directory; kfree() it after use. */
+static struct n3t_view *n3t_dir_view(struct kobject *kobj)
+{
+	struct n3t_view *v;
+
+	mutex_lock(&n3t_cfg.lock);
+	v = n3t_view_get(n3t_dir_cpu(kobj));
+	mutex_unlock(&n3t_cfg.lock);
+	return v;
+}
+
 /**
  * struct n3t_group_attr - a metric group file
  * @attr: the attribute
@@ -141,9 +156,7 @@ static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr,
 	int len = 0;
 	bool ok;
 
-	mutex_lock(&n3t_cfg.lock);
-	v = n3t_view_get(n3t_dir_cpu(kobj));
-	mutex_unlock(&n3t_cfg.lock);
+	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; i < grp->nr; i++) {
@@ -158,20 +171,13 @@ static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	DECLARE_BITMAP(all, N3T_NR_EVENTS);
-	struct n3t_view *v;
-	unsigned int s, e;
+	struct n3t_view *v = n3t_dir_view(kobj);
+	unsigned int e;
 	int len = 0;
 
-	mutex_lock(&n3t_cfg.lock);
-	bitmap_zero(all, N3T_NR_EVENTS);
-	for (s = 0; s < n3t_cfg.plan->nr_sets; s++)
-		bitmap_or(all, all, n3t_cfg.plan->set[s].events, N3T_NR_EVENTS);
-	v = n3t_view_get(n3t_dir_cpu(kobj));
-	mutex_unlock(&n3t_cfg.lock);
 	if (!v)
 		return -ENOMEM;
-	for_each_set_bit(e, all, N3T_NR_EVENTS)
+	for_each_set_bit(e, v->events, N3T_NR_EVENTS)
 		len += sysfs_emit_at(buf, len, "%s %llu %llu\n", n3t_events[e].name,
 				     v->res.ev_count[e], v->res.ev_ns[e]);
 	kfree(v);
@@ -184,9 +190,7 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 	unsigned int s;
 	int len;
 
-	mutex_lock(&n3t_cfg.lock);
-	v = n3t_view_get(n3t_dir_cpu(kobj));
-	mutex_unlock(&n3t_cfg.lock);
+	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
 	len = sysfs_emit(buf, "seq %llu\nend_ns %llu\ninterval_ns %llu\nlost_slices %u\n",
