@@ -4,7 +4,7 @@
 # each script's own checks nested inside it.
 cd "$(dirname "$0")" || exit 1
 case "$1" in
---smoke) tests="smoke.sh" ;;
+--smoke) tests="smoke.sh values.sh hotplug.sh" ;;
 --only) shift; tests="$*" ;;
 *) tests=$(cat tests.list) ;;
 esac
