@@ -10,6 +10,7 @@
 #   make tools           build the n3tel reader for this host
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
+KVER ?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null || uname -r)
 
 all: modules
 
@@ -18,7 +19,7 @@ modules:
 
 install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	depmod -a $(if $(KERNELRELEASE),$(KERNELRELEASE))
+	depmod -a $(KVER)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
