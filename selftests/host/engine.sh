@@ -19,6 +19,12 @@ fi
 spec=${N3T_SPEC:-$top/../shared/reference/neoverse-n3.json}
 if [ -r "$spec" ] && [ -x "$out/engine-host-test" ]; then
 	python3 "$top/selftests/host/spec_check.py" "$spec" "$out/engine-host-test"
+	# the KUnit vectors are what their generator makes from the spec
+	if python3 "$top/module/tests/engine_vectors.py" "$spec" | cmp -s - "$top/module/tests/engine_vectors.h"; then
+		echo "ok kunit-vectors-match-generator"
+	else
+		echo "not ok kunit-vectors-match-generator"
+	fi
 else
 	echo "# SKIP spec cross-check: $spec not found (set N3T_SPEC)"
 fi
