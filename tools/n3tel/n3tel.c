@@ -793,26 +793,13 @@ int main(int argc, char **argv)
 	int every = 0, iterations = 0, delay = 0, c;
 	struct tree t = { 0 };
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	/* one pass: options may stand before or after the command */
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': root = optarg; break;
 		case 't': src = SRC_TEXT; break;
 		case 'S': src = SRC_SNAPSHOT; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind >= argc) {
-		usage(stderr);
-		return 2;
-	}
-	cmd = argv[optind];
-	optind++;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': root = optarg; break;
-		case 't': src = SRC_TEXT; break;
-		case 'S': src = SRC_SNAPSHOT; break;
 		case 'c': cpus = optarg; break;
 		case 'g': {
 			int g = n3t_group_by_name(optarg, strlen(optarg));
@@ -831,6 +818,11 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	cmd = argv[optind++];
 	if (optind < argc)
 		die("unexpected argument \"%s\"", argv[optind]);
 	t.root = root;
