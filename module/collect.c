@@ -10,22 +10,35 @@
  * Reads and set switches run in work bound to the events' CPU, where
  * perf_event_read_value(), perf_event_enable() and perf_event_disable() act
  * locally without an IPI.
+ *
+ * Lifetimes.  A CPU's struct n3t_cpu exists from its online callback to its
+ * offline callback; readers reach it under RCU and it is freed, whole, after
+ * a grace period.  Collection is started and stopped only under
+ * n3t_cfg.reconf; once n3t_cfg.exiting is set nothing starts it again, so
+ * after module exit has stopped it no sampler or re-pack work can run.
+ * Telemetry never keeps a CPU offline: the online callback always succeeds,
+ * and a CPU it could not set up is left uncollected (its status says why).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/error-injection.h>
 #include <linux/kstrtox.h>
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
 #include "n3telemetry.h"
 
 static DEFINE_PER_CPU(struct n3t_cpu __rcu *, n3t_pcpu);
+/* enum n3t_cpu_state, written by the hotplug callbacks */
+static DEFINE_PER_CPU(int, n3t_state);
 static enum cpuhp_state n3t_hp_state;
 static bool n3t_hp_active;
 static struct workqueue_struct *n3t_wq;
@@ -38,9 +51,50 @@ static void n3t_repack_fn(struct work_struct *work);
 static DECLARE_WORK(n3t_repack_work, n3t_repack_fn);
 /* set when a re-pack did not help; cleared by the next reconfiguration */
 static bool n3t_repack_off;
+/* the first CPU that could not be set up since the last start is logged */
+static atomic_t n3t_cpu_warned;
 static int n3t_probe_capacity(void);
 
-static struct perf_event *n3t_create(unsigned int cpu, unsigned int ev)
+static const char * const n3t_state_names[N3T_NR_CPU_STATES] = {
+	[N3T_CPU_OFFLINE] = "stopped",
+	[N3T_CPU_COLLECTING] = "collecting",
+	[N3T_CPU_ISOLATED] = "isolated",
+	[N3T_CPU_NO_MEMORY] = "failed-no-memory",
+	[N3T_CPU_NO_COUNTERS] = "failed-no-counters",
+};
+
+/**
+ * n3t_cpu_state() - whether a CPU collects
+ * @cpu: the CPU
+ * Return: its enum n3t_cpu_state.
+ */
+enum n3t_cpu_state n3t_cpu_state(unsigned int cpu)
+{
+	return READ_ONCE(per_cpu(n3t_state, cpu));
+}
+
+/**
+ * n3t_cpu_state_name() - the word a status file prints for a state
+ * @state: the state
+ * Return: a static string.
+ */
+const char *n3t_cpu_state_name(enum n3t_cpu_state state)
+{
+	return state < N3T_NR_CPU_STATES ? n3t_state_names[state] : "unknown";
+}
+
+/*
+ * Housekeeping CPUs only, unless isolated=1: a nohz_full or isolcpus CPU
+ * was promised no kernel noise, and a slice timer is noise.
+ */
+static bool n3t_cpu_wanted(unsigned int cpu)
+{
+	return n3t_isolated || (housekeeping_cpu(cpu, HK_TYPE_TICK) &&
+				housekeeping_cpu(cpu, HK_TYPE_DOMAIN));
+}
+
+/* Global and not inlined, so that fault injection can fail it (fail_function). */
+noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int ev)
 {
 	struct perf_event_attr attr = {
 		.type = n3t_cfg.pmu_type,
@@ -52,54 +106,58 @@ static struct perf_event *n3t_create(unsigned int cpu, unsigned int ev)
 
 	return perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 }
+ALLOW_ERROR_INJECTION(n3t_create, ERRNO);
 
-static unsigned long n3t_slice_jiffies(const struct n3t_plan *plan)
+static unsigned long n3t_slice_jiffies(const struct n3t_cpu *pc)
 {
-	unsigned int ms = n3t_cfg.interval_ms / max_t(unsigned int, plan->nr_sets, 1);
+	unsigned int ms = n3t_cfg.interval_ms / pc->nr_sets;
 
 	return max_t(unsigned long, msecs_to_jiffies(ms), 1);
 }
 
-/* Read the active set, fold complete slices into the interval, disable it. */
+/*
+ * Stop the active set, read it, fold a complete slice into the interval.
+ * Disabling first means a member's count and times stop together, so the
+ * next slice's deltas start from exactly where this one ended: a member
+ * that then gets no counter (a pinned event in the error state accumulates
+ * no time) shows an enabled delta of 0.
+ */
 static void n3t_end_slice(struct n3t_cpu *pc)
 {
 	struct n3t_cpu_set *s = &pc->set[pc->active];
+	struct n3t_cpu_ev *ev = &pc->ev[s->first];
 	struct n3t_result *r = &pc->scratch;
 	u64 d[N3T_SET_MAX], slice_ns = 0;
 	bool complete = true;
 	unsigned int i, nr_pe = 0;
 
+	for (i = 0; i < s->nr; i++)
+		if (ev[i].pe)
+			perf_event_disable(ev[i].pe);
 	for (i = 0; i < s->nr; i++) {
 		u64 total, enabled = 0, running = 0, de, dr;
-		bool active;
 
 		d[i] = 0;
-		if (!s->pe[i])
+		if (!ev[i].pe)
 			continue;	/* unusable event: its metrics are undefined */
 		nr_pe++;
-		/* a pinned event that found no counter sits in the error state */
-		active = READ_ONCE(s->pe[i]->state) == PERF_EVENT_STATE_ACTIVE;
-		total = perf_event_read_value(s->pe[i], &enabled, &running);
-		d[i] = total - s->last_count[i];
-		de = enabled - s->last_enabled[i];
-		dr = running - s->last_running[i];
-		s->last_count[i] = total;
-		s->last_enabled[i] = enabled;
-		s->last_running[i] = running;
-		if (!active) {
-			complete = false;
-			continue;
-		}
-		r->ev_count[s->ev[i]] += d[i];
-		r->ev_ns[s->ev[i]] += dr;
-		/* a member that did not run for the whole slice spoils it */
+		total = perf_event_read_value(ev[i].pe, &enabled, &running);
+		d[i] = total - ev[i].last_count;
+		de = enabled - ev[i].last_enabled;
+		dr = running - ev[i].last_running;
+		ev[i].last_count = total;
+		ev[i].last_enabled = enabled;
+		ev[i].last_running = running;
+		r->ev_count[ev[i].ev] += d[i];
+		r->ev_ns[ev[i].ev] += min(dr, de);
+		/*
+		 * A member that did not run for the whole time it was enabled
+		 * spoils the slice: one that never got a counter, or lost it.
+		 */
 		if (!de || dr != de)
 			complete = false;
 		slice_ns = max(slice_ns, de);
 	}
-	for (i = 0; i < s->nr; i++)
-		if (s->pe[i])
-			perf_event_disable(s->pe[i]);
 	if (!nr_pe)
 		return;
 	if (!complete) {
@@ -109,7 +167,7 @@ static void n3t_end_slice(struct n3t_cpu *pc)
 		return;
 	}
 	for (i = 0; i < s->nr; i++)
-		s->acc[i] += d[i];
+		ev[i].acc += d[i];
 	s->good_ns += slice_ns;
 }
 
@@ -118,14 +176,15 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 	struct n3t_cpu_set *s = &pc->set[pc->active];
 	unsigned int i;
 
-	for (i = 0; i < s->nr; i++)
-		if (s->pe[i])
-			perf_event_enable(s->pe[i]);
+	for (i = s->first; i < s->first + s->nr; i++)
+		if (pc->ev[i].pe)
+			perf_event_enable(pc->ev[i].pe);
 }
 
 /* Turn the interval's complete slices into metrics and publish them. */
-static void n3t_end_interval(struct n3t_cpu *pc, const struct n3t_plan *plan, u64 now)
+static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 {
+	const struct n3t_plan *plan = pc->plan;
 	struct n3t_result *r = &pc->scratch;
 	DECLARE_BITMAP(counted, N3T_NR_EVENTS);
 	unsigned int s, i;
@@ -134,18 +193,18 @@ static void n3t_end_interval(struct n3t_cpu *pc, const struct n3t_plan *plan, u6
 	r->seq = ++pc->seq;
 	r->end_ns = now;
 	r->interval_ns = now - pc->interval_start;
-	r->nr_sets = plan->nr_sets;
+	r->nr_sets = pc->nr_sets;
 	bitmap_zero(r->counted, N3T_NR_EVENTS);
 	bitmap_zero(r->valid, N3T_NR_METRICS);
-	for (s = 0; s < plan->nr_sets; s++) {
+	for (s = 0; s < pc->nr_sets; s++) {
 		struct n3t_cpu_set *cs = &pc->set[s];
 
 		bitmap_zero(counted, N3T_NR_EVENTS);
 		if (cs->good_ns) {
-			for (i = 0; i < cs->nr; i++) {
-				pc->count_scratch[cs->ev[i]] = cs->acc[i];
-				if (test_bit(cs->ev[i], n3t_cfg.usable))
-					__set_bit(cs->ev[i], counted);
+			for (i = cs->first; i < cs->first + cs->nr; i++) {
+				pc->count_scratch[pc->ev[i].ev] = pc->ev[i].acc;
+				if (test_bit(pc->ev[i].ev, n3t_cfg.usable))
+					__set_bit(pc->ev[i].ev, counted);
 			}
 		}
 		bitmap_or(r->counted, r->counted, counted, N3T_NR_EVENTS);
@@ -156,28 +215,28 @@ static void n3t_end_interval(struct n3t_cpu *pc, const struct n3t_plan *plan, u6
 	preempt_disable();
 	write_seqcount_begin(&pc->pub_lock);
 	pc->pub = *r;
-	for (s = 0; s < plan->nr_sets; s++) {
-		struct n3t_cpu_set *cs = &pc->set[s];
-
-		memcpy(pc->pub_set[s].delta, cs->acc, sizeof(cs->acc));
-		pc->pub_set[s].good_ns = cs->good_ns;
-		pc->pub_set[s].lost = cs->lost;
+	for (s = 0; s < pc->nr_sets; s++) {
+		pc->pub_set[s].good_ns = pc->set[s].good_ns;
+		pc->pub_set[s].lost = pc->set[s].lost;
 	}
+	for (i = 0; i < pc->nr_ev; i++)
+		pc->pub_delta[i] = pc->ev[i].acc;
 	write_seqcount_end(&pc->pub_lock);
 	preempt_enable();
 
 	starved = false;
-	for (s = 0; s < plan->nr_sets; s++) {
+	for (s = 0; s < pc->nr_sets; s++) {
 		starved |= pc->set[s].starved;
-		memset(pc->set[s].acc, 0, sizeof(pc->set[s].acc));
 		pc->set[s].good_ns = 0;
 		pc->set[s].starved = false;
 	}
+	for (i = 0; i < pc->nr_ev; i++)
+		pc->ev[i].acc = 0;
 	pc->interval_start = now;
 	/* A set that never got its counters for a while: re-probe, re-pack. */
 	pc->starved_intervals = starved ? pc->starved_intervals + 1 : 0;
 	if (pc->starved_intervals == N3T_REPACK_AFTER && !READ_ONCE(n3t_repack_off))
-		schedule_work(&n3t_repack_work);
+		queue_work(n3t_wq, &n3t_repack_work);
 }
 
 /*
@@ -187,17 +246,17 @@ static void n3t_end_interval(struct n3t_cpu *pc, const struct n3t_plan *plan, u6
 static void n3t_slice_work(struct work_struct *work)
 {
 	struct n3t_cpu *pc = container_of(to_delayed_work(work), struct n3t_cpu, work);
-	const struct n3t_plan *plan = n3t_cfg.plan;
 	u64 t0 = local_clock(), cost;
 
 	n3t_end_slice(pc);
-	if (++pc->active == plan->nr_sets) {
+	n3t_test_delay(N3T_HOOK_SWITCH);
+	if (++pc->active == pc->nr_sets) {
 		pc->active = 0;
-		n3t_end_interval(pc, plan, ktime_get_ns());
+		n3t_end_interval(pc, ktime_get_ns());
 	}
 	n3t_enable_set(pc);
 	if (!READ_ONCE(n3t_manual))
-		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_jiffies(plan));
+		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_jiffies(pc));
 
 	cost = local_clock() - t0;
 	pc->slices++;
@@ -205,62 +264,118 @@ static void n3t_slice_work(struct work_struct *work)
 	pc->cost_max_ns = max(pc->cost_max_ns, cost);
 }
 
-static void n3t_cpu_free(struct n3t_cpu *pc, const struct n3t_plan *plan)
+/*
+ * One allocation for everything a CPU needs, sized by the plan.  Global
+ * and not inlined, so that fault injection can fail it (fail_function).
+ */
+noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_plan *plan)
 {
-	unsigned int s, i;
+	unsigned int nr_sets = plan->nr_sets, nr_ev = n3t_plan_nr_events(plan);
+	size_t sz = sizeof(struct n3t_cpu);
+	struct n3t_cpu *pc;
+	size_t off_set, off_ev, off_pub_set, off_delta;
 
-	for (s = 0; s < plan->nr_sets; s++)
-		for (i = 0; i < pc->set[s].nr; i++)
-			if (pc->set[s].pe[i])
-				perf_event_release_kernel(pc->set[s].pe[i]);
-	kfree(pc->set);
-	kfree(pc->pub_set);
-	kfree_rcu(pc, rcu);
+	off_set = sz;
+	sz += ALIGN(array_size(nr_sets, sizeof(struct n3t_cpu_set)), 8);
+	off_ev = sz;
+	sz += ALIGN(array_size(nr_ev, sizeof(struct n3t_cpu_ev)), 8);
+	off_pub_set = sz;
+	sz += ALIGN(array_size(nr_sets, sizeof(struct n3t_pub_set)), 8);
+	off_delta = sz;
+	sz += array_size(nr_ev, sizeof(u64));
+
+	pc = kvzalloc(sz, GFP_KERNEL);
+	if (!pc)
+		return NULL;
+	pc->plan = plan;
+	pc->nr_sets = nr_sets;
+	pc->nr_ev = nr_ev;
+	pc->set = (void *)pc + off_set;
+	pc->ev = (void *)pc + off_ev;
+	pc->pub_set = (void *)pc + off_pub_set;
+	pc->pub_delta = (void *)pc + off_delta;
+	return pc;
+}
+ALLOW_ERROR_INJECTION(n3t_cpu_alloc, NULL);
+
+static void n3t_cpu_release_events(struct n3t_cpu *pc)
+{
+	unsigned int i;
+
+	for (i = 0; i < pc->nr_ev; i++) {
+		if (pc->ev[i].pe)
+			perf_event_release_kernel(pc->ev[i].pe);
+		pc->ev[i].pe = NULL;
+	}
 }
 
-static int n3t_cpu_online(unsigned int cpu)
+/* Create the counters of every set; on failure the caller releases them. */
+static int n3t_cpu_create_events(struct n3t_cpu *pc)
 {
-	const struct n3t_plan *plan = n3t_cfg.plan;
-	struct n3t_cpu *pc;
-	unsigned int s, e, i;
-
-	pc = kzalloc(sizeof(*pc), GFP_KERNEL);
-	if (!pc)
-		return -ENOMEM;
-	pc->set = kcalloc(plan->nr_sets, sizeof(*pc->set), GFP_KERNEL);
-	pc->pub_set = kcalloc(plan->nr_sets, sizeof(*pc->pub_set), GFP_KERNEL);
-	if (!pc->set || !pc->pub_set) {
-		kfree(pc->set);
-		kfree(pc->pub_set);
-		kfree(pc);
-		return -ENOMEM;
-	}
-	pc->cpu = cpu;
-	seqcount_init(&pc->pub_lock);
-	INIT_DEFERRABLE_WORK(&pc->work, n3t_slice_work);
+	const struct n3t_plan *plan = pc->plan;
+	unsigned int s, e, i = 0;
 
 	for (s = 0; s < plan->nr_sets; s++) {
 		struct n3t_cpu_set *cs = &pc->set[s];
 
-		i = 0;
+		cs->first = i;
 		for_each_set_bit(e, plan->set[s].events, N3T_NR_EVENTS) {
 			struct perf_event *pe = NULL;
 
 			if (test_bit(e, n3t_cfg.usable)) {
-				pe = n3t_create(cpu, e);
+				pe = n3t_create(pc->cpu, e);
 				if (IS_ERR(pe))
-					pe = NULL;
+					return PTR_ERR(pe);
 			}
-			cs->ev[i] = e;
-			cs->pe[i++] = pe;
+			pc->ev[i].ev = e;
+			pc->ev[i++].pe = pe;
 		}
-		cs->nr = i;
+		cs->nr = i - cs->first;
+	}
+	return 0;
+}
+
+/* Say once per start that a CPU is left out; the status files say which. */
+static void n3t_cpu_left_out(unsigned int cpu, enum n3t_cpu_state state, int err)
+{
+	WRITE_ONCE(per_cpu(n3t_state, cpu), state);
+	if (!atomic_xchg(&n3t_cpu_warned, 1))
+		pr_warn("cpu%u: not collecting (%s, error %d); the CPU is online regardless, see cpu%u/status (further such CPUs are not logged)\n",
+			cpu, n3t_cpu_state_name(state), err, cpu);
+}
+
+/* Never fails: a CPU must come online whatever happens to its telemetry. */
+static int n3t_cpu_online(unsigned int cpu)
+{
+	const struct n3t_plan *plan = n3t_cfg.plan;
+	struct n3t_cpu *pc;
+	int ret;
+
+	if (!n3t_cpu_wanted(cpu)) {
+		WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_ISOLATED);
+		return 0;
+	}
+	pc = n3t_cpu_alloc(plan);
+	if (!pc) {
+		n3t_cpu_left_out(cpu, N3T_CPU_NO_MEMORY, -ENOMEM);
+		return 0;
+	}
+	pc->cpu = cpu;
+	seqcount_init(&pc->pub_lock);
+	INIT_DEFERRABLE_WORK(&pc->work, n3t_slice_work);
+	ret = n3t_cpu_create_events(pc);
+	if (ret) {
+		n3t_cpu_release_events(pc);
+		kvfree(pc);
+		n3t_cpu_left_out(cpu, N3T_CPU_NO_COUNTERS, ret);
+		return 0;
 	}
 	pc->interval_start = ktime_get_ns();
 	rcu_assign_pointer(per_cpu(n3t_pcpu, cpu), pc);
+	WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_COLLECTING);
 	n3t_enable_set(pc);
 	if (!READ_ONCE(n3t_manual))
-		queue_delayed_work_on(cpu, n3t_wq, &pc->work, n3t_slice_jiffies(plan));
+		queue_delayed_work_on(cpu, n3t_wq, &pc->work, n3t_slice_jiffies(pc));
 	return 0;
 }
 
@@ -268,11 +383,14 @@ static int n3t_cpu_offline(unsigned int cpu)
 {
 	struct n3t_cpu *pc = rcu_dereference_protected(per_cpu(n3t_pcpu, cpu), true);
 
+	WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_OFFLINE);
 	if (!pc)
 		return 0;
-	cancel_delayed_work_sync(&pc->work);
 	RCU_INIT_POINTER(per_cpu(n3t_pcpu, cpu), NULL);
-	n3t_cpu_free(pc, n3t_cfg.plan);
+	cancel_delayed_work_sync(&pc->work);
+	n3t_cpu_release_events(pc);
+	/* the one place a reader-reachable structure is freed */
+	kvfree_rcu(pc, rcu);
 	return 0;
 }
 
@@ -281,13 +399,17 @@ static int n3t_cpu_offline(unsigned int cpu)
  * @cpu: the CPU
  * @res: where to copy the result
  * @sets: if not NULL, where to copy @nr_sets per-set entries
- * @nr_sets: entries in @sets; must match the plan in use
+ * @delta: if not NULL, where to copy @nr_ev counts (set after set, each
+ *	set's events in ascending event id order)
+ * @nr_sets: entries in @sets: the plan's nr_sets
+ * @nr_ev: entries in @delta: n3t_plan_nr_events() of the plan
  *
- * Lockless against the sampler (seqcount retry loop, never blocks it).
- * Return: false if the CPU is not collecting.
+ * Lockless against the sampler (seqcount retry loop, never blocks it).  The
+ * caller holds n3t_cfg.lock, so the plan does not change under it.
+ * Return: false if the CPU is not collecting with a plan of that shape.
  */
 bool n3t_read_cpu(unsigned int cpu, struct n3t_result *res, struct n3t_pub_set *sets,
-		  unsigned int nr_sets)
+		  u64 *delta, unsigned int nr_sets, unsigned int nr_ev)
 {
 	struct n3t_cpu *pc;
 	unsigned int seq;
@@ -295,12 +417,15 @@ bool n3t_read_cpu(unsigned int cpu, struct n3t_result *res, struct n3t_pub_set *
 
 	rcu_read_lock();
 	pc = rcu_dereference(per_cpu(n3t_pcpu, cpu));
-	if (pc) {
+	n3t_test_delay(N3T_HOOK_READ);
+	if (pc && (!sets || pc->nr_sets == nr_sets) && (!delta || pc->nr_ev == nr_ev)) {
 		do {
 			seq = read_seqcount_begin(&pc->pub_lock);
 			*res = pc->pub;
 			if (sets)
 				memcpy(sets, pc->pub_set, nr_sets * sizeof(*sets));
+			if (delta)
+				memcpy(delta, pc->pub_delta, nr_ev * sizeof(*delta));
 		} while (read_seqcount_retry(&pc->pub_lock, seq));
 		ok = true;
 	}
@@ -312,6 +437,7 @@ static int n3t_start(void)
 {
 	int ret;
 
+	atomic_set(&n3t_cpu_warned, 0);
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "n3telemetry:online",
 				n3t_cpu_online, n3t_cpu_offline);
 	if (ret < 0)
@@ -321,13 +447,19 @@ static int n3t_start(void)
 	return 0;
 }
 
+/* Every CPU's teardown runs, left-out ones too: all states end OFFLINE. */
 static void n3t_stop(void)
 {
 	if (!n3t_hp_active)
 		return;
 	cpuhp_remove_state(n3t_hp_state);
 	n3t_hp_active = false;
-	synchronize_rcu();
+}
+
+static void n3t_warn_nofit(const char *what)
+{
+	pr_warn("no metric of the selected groups fits in %u programmable counters with the cycle counter %s; %s\n",
+		n3t_cfg.capacity, n3t_cfg.cycle_counter ? "free" : "busy", what);
 }
 
 /**
@@ -337,7 +469,9 @@ static void n3t_stop(void)
  *
  * Takes n3t_cfg.reconf; the plan is swapped under n3t_cfg.lock while
  * collection is stopped.  On failure the previous configuration is restored.
- * Return: 0 or a negative errno.
+ * Return: 0; -ENOSPC if no selected metric fits in the counters found (the
+ * previous configuration goes on); -ENODEV once module exit has begun; or
+ * another negative errno.
  */
 int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
 {
@@ -349,23 +483,38 @@ int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
 	if (!plan)
 		return -ENOMEM;
 	mutex_lock(&n3t_cfg.reconf);
+	if (n3t_cfg.exiting) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
 	if (groups == N3T_KEEP)
 		groups = n3t_cfg.plan->groups;
 	if (interval_ms == N3T_KEEP)
 		interval_ms = n3t_cfg.interval_ms;
+	/*
+	 * What does not fit in every counter the module may use is refused
+	 * before anything stops (a re-probe could only find fewer).
+	 */
+	if (n3t_cfg.capacity + n3t_cfg.cycle_counter + n3t_cfg.reserved >= n3t_cfg.pmu_total &&
+	    n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, plan) == -ENOSPC) {
+		n3t_warn_nofit("keeping the current selection");
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
 	n3t_stop();
 	if (current_work() != &n3t_repack_work)
 		WRITE_ONCE(n3t_repack_off, false);
 	/* our own counters are released now: see what is really free */
 	if (n3t_probe_capacity())
-		pr_warn("re-probe found no free counters; keeping %u\n", n3t_cfg.capacity);
+		pr_warn("re-probe found no free counters or failed; keeping %u\n",
+			n3t_cfg.capacity);
 	ret = n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, plan);
 	if (ret) {
+		if (ret == -ENOSPC)
+			n3t_warn_nofit("keeping the current selection");
 		if (n3t_start())
 			pr_err("could not restart collection\n");
-		mutex_unlock(&n3t_cfg.reconf);
-		kfree(plan);
-		return ret;
+		goto out_unlock;
 	}
 	mutex_lock(&n3t_cfg.lock);
 	old = n3t_cfg.plan;
@@ -386,14 +535,28 @@ int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
 	mutex_unlock(&n3t_cfg.reconf);
 	kfree(old);
 	return ret;
+
+out_unlock:
+	mutex_unlock(&n3t_cfg.reconf);
+	kfree(plan);
+	return ret;
 }
 
 static void n3t_repack_fn(struct work_struct *work)
 {
 	unsigned int before = n3t_cfg.capacity;
+	int ret;
 
-	if (n3t_collect_reconfigure(N3T_KEEP, N3T_KEEP))
+	n3t_test_delay(N3T_HOOK_REPACK);
+	/* queued again by another CPU while it ran: once is enough */
+	if (READ_ONCE(n3t_repack_off))
 		return;
+	ret = n3t_collect_reconfigure(N3T_KEEP, N3T_KEEP);
+	if (ret) {
+		/* -ENODEV: exiting; otherwise the current plan goes on */
+		WRITE_ONCE(n3t_repack_off, true);
+		return;
+	}
 	if (n3t_cfg.capacity == before) {
 		/* not a capacity problem: do not restart again and again */
 		WRITE_ONCE(n3t_repack_off, true);
@@ -408,7 +571,8 @@ static void n3t_repack_fn(struct work_struct *work)
 /*
  * Capacity: how many programmable counters really run together on this CPU
  * next to a CPU_CYCLES event, and whether CPU_CYCLES has the cycle counter.
- * Pinned events that get no counter end in the error state.
+ * A pinned event that gets no counter sits in the error state and
+ * accumulates no running time, which is all that is looked at.
  */
 static int n3t_probe_run(unsigned int cpu, unsigned int n, bool with_cycles)
 {
@@ -423,30 +587,34 @@ static int n3t_probe_run(unsigned int cpu, unsigned int n, bool with_cycles)
 			continue;
 		pe[k] = n3t_create(cpu, e);
 		if (IS_ERR(pe[k])) {
+			ok = PTR_ERR(pe[k]);
 			pe[k] = NULL;
-			ok = -1;
 			goto out;
 		}
 		k++;
 	}
 	if (k < n) {
-		ok = -1;
+		ok = -ENODEV;	/* fewer usable events than counters to try */
 		goto out;
 	}
 	if (with_cycles) {
 		pe[k] = n3t_create(cpu, N3T_EV_CPU_CYCLES);
 		if (IS_ERR(pe[k])) {
+			ok = PTR_ERR(pe[k]);
 			pe[k] = NULL;
-			ok = -1;
 			goto out;
 		}
 		k++;
 	}
 	for (i = 0; i < k; i++)
 		perf_event_enable(pe[i]);
-	for (i = 0; i < k; i++)
-		if (READ_ONCE(pe[i]->state) != PERF_EVENT_STATE_ACTIVE)
+	for (i = 0; i < k; i++) {
+		u64 enabled, running;
+
+		perf_event_read_value(pe[i], &enabled, &running);
+		if (!running)
 			ok = 0;
+	}
 out:
 	for (i = 0; i < k; i++)
 		if (pe[i])
@@ -454,7 +622,10 @@ out:
 	return ok;
 }
 
-/* One CPU: programmable counters usable next to CPU_CYCLES, and without it. */
+/*
+ * One CPU: programmable counters usable next to CPU_CYCLES, and without it.
+ * Running out of usable events ends the count; another error fails.
+ */
 static int n3t_probe_cpu(unsigned int cpu, unsigned int *with, unsigned int *without)
 {
 	unsigned int n;
@@ -464,14 +635,16 @@ static int n3t_probe_cpu(unsigned int cpu, unsigned int *with, unsigned int *wit
 	*without = 0;
 	for (n = 1; n <= N3T_MAX_CAPACITY; n++) {
 		r = n3t_probe_run(cpu, n, true);
-		if (r < 0)
-			return -ENODEV;
-		if (!r)
+		if (r < 0 && r != -ENODEV)
+			return r;
+		if (r <= 0)
 			break;
 		*with = n;
 	}
 	for (n = *with + 1; n <= N3T_MAX_CAPACITY; n++) {
 		r = n3t_probe_run(cpu, n, false);
+		if (r < 0 && r != -ENODEV)
+			return r;
 		if (r <= 0)
 			break;
 		*without = n;
@@ -480,25 +653,58 @@ static int n3t_probe_cpu(unsigned int cpu, unsigned int *with, unsigned int *wit
 }
 
 /*
- * Probe every online CPU and keep what all of them can do: the smallest
- * capacity, and the cycle counter only if it is free everywhere (CPU_CYCLES
- * took a programmable counter where more events ran without it).
+ * Leave n3t_cfg.reserved counters of the PMU's n3t_cfg.pmu_total unused.
+ * Counters someone else holds already count as left: the hard-lockup
+ * detector's event, if it runs, is among them.  Programmable counters are
+ * given up first (the cycle counter is worth more to the module).
+ */
+static int n3t_leave_reserved(unsigned int *cap, bool *cycle)
+{
+	unsigned int found = *cap + *cycle, limit;
+
+	if (!n3t_cfg.pmu_total)
+		n3t_cfg.pmu_total = found;	/* unknown PMU: what is free at load */
+	if (n3t_cfg.reserved >= n3t_cfg.pmu_total)
+		return -EBUSY;
+	limit = n3t_cfg.pmu_total - n3t_cfg.reserved;
+	if (found <= limit)
+		return 0;
+	if (*cap > found - limit) {
+		*cap -= found - limit;
+		return 0;
+	}
+	*cycle = false;
+	*cap = limit;
+	return *cap ? 0 : -EBUSY;
+}
+
+/*
+ * Probe every online CPU that collects and keep what all of them can do: the
+ * smallest capacity, and the cycle counter only if it is free everywhere
+ * (CPU_CYCLES took a programmable counter where more events ran without it).
  */
 static int n3t_probe_capacity(void)
 {
 	unsigned int cpu, with, without, cap = N3T_MAX_CAPACITY;
-	bool cycle = true;
+	bool cycle = true, any = false;
 	int ret = 0;
 
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
+		if (!n3t_cpu_wanted(cpu))
+			continue;
 		ret = n3t_probe_cpu(cpu, &with, &without);
 		if (ret)
 			break;
 		cycle &= without <= with;
 		cap = min(cap, max(with, without));
+		any = true;
 	}
 	cpus_read_unlock();
+	if (!ret && !any)
+		ret = -ENODEV;
+	if (!ret)
+		ret = n3t_leave_reserved(&cap, &cycle);
 	if (ret)
 		return ret;
 	n3t_cfg.cycle_counter = cycle;
@@ -565,11 +771,51 @@ static int n3t_cost_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(n3t_cost);
 
+#ifdef N3T_TEST_HOOKS
+static u32 n3t_delay_us[N3T_NR_HOOKS];
+
+/**
+ * n3t_test_delay() - test builds: wait for the configured time
+ * @hook: which window
+ *
+ * The re-pack work sleeps; the other windows busy-wait, as they are in
+ * RCU read-side sections or stand for work that keeps the CPU.
+ */
+void n3t_test_delay(enum n3t_hook hook)
+{
+	u32 us = READ_ONCE(n3t_delay_us[hook]);
+
+	if (hook == N3T_HOOK_REPACK) {
+		if (us)
+			msleep(DIV_ROUND_UP(us, 1000));
+		return;
+	}
+	while (us) {
+		u32 step = min(us, 1000U);
+
+		udelay(step);
+		us -= step;
+	}
+}
+
+static void n3t_test_debugfs(void)
+{
+	debugfs_create_u32("delay_us_read", 0600, n3t_debugfs, &n3t_delay_us[N3T_HOOK_READ]);
+	debugfs_create_u32("delay_us_switch", 0600, n3t_debugfs,
+			   &n3t_delay_us[N3T_HOOK_SWITCH]);
+	debugfs_create_u32("delay_us_repack", 0600, n3t_debugfs,
+			   &n3t_delay_us[N3T_HOOK_REPACK]);
+}
+#else
+static void n3t_test_debugfs(void) { }
+#endif
+
 /**
  * n3t_collect_init() - probe the PMU and start collecting on every CPU
  *
- * n3t_cfg's model, slots, pmu_type, usable, interval_ms and the initial
- * plan's groups (in n3t_cfg.plan->groups) are set by the caller.
+ * n3t_cfg's model, slots, pmu_type, pmu_total, reserved, usable,
+ * interval_ms and the initial plan's groups (in n3t_cfg.plan->groups) are
+ * set by the caller.
  * Return: 0 or a negative errno.
  */
 int n3t_collect_init(void)
@@ -590,6 +836,8 @@ int n3t_collect_init(void)
 			perf_event_release_kernel(pe);
 			continue;
 		}
+		if (PTR_ERR(pe) == -ENOMEM)	/* not the PMU's answer */
+			return -ENOMEM;
 		__clear_bit(e, n3t_cfg.usable);
 unusable:
 		len += scnprintf(bad + len, sizeof(bad) - len, " %s", n3t_events[e].name);
@@ -604,16 +852,20 @@ unusable:
 			bad, len >= sizeof(bad) - 1 ? " ..." : "");
 
 	ret = n3t_probe_capacity();
-	if (ret) {
+	if (ret == -EBUSY)
 		pr_err("no usable PMU counters (held by the NMI watchdog or another perf user?)\n");
-		return ret;
-	}
-	ret = n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, n3t_cfg.plan);
+	else if (ret)
+		pr_err("probing the PMU failed (error %d)\n", ret);
 	if (ret)
 		return ret;
-	pr_info("%s: %u programmable counters usable, cycle counter %s, %u slots, %u sets\n",
+	ret = n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, n3t_cfg.plan);
+	if (ret == -ENOSPC)
+		n3t_warn_nofit("not loading");
+	if (ret)
+		return ret;
+	pr_info("%s: %u programmable counters usable, cycle counter %s, %u left for others, %u slots, %u sets\n",
 		n3t_cfg.model, n3t_cfg.capacity, n3t_cfg.cycle_counter ? "free" : "busy",
-		n3t_cfg.slots, n3t_cfg.plan->nr_sets);
+		n3t_cfg.reserved, n3t_cfg.slots, n3t_cfg.plan->nr_sets);
 
 	n3t_wq = alloc_workqueue("n3telemetry", WQ_FREEZABLE, 0);
 	if (!n3t_wq)
@@ -629,19 +881,23 @@ unusable:
 	debugfs_create_file("advance", 0200, n3t_debugfs, NULL, &n3t_advance_fops);
 	debugfs_create_file("cost", 0400, n3t_debugfs, NULL, &n3t_cost_fops);
 	debugfs_create_bool("manual", 0600, n3t_debugfs, &n3t_manual);
+	n3t_test_debugfs();
 	return 0;
 }
 
+/**
+ * n3t_collect_exit() - stop collecting for good
+ *
+ * After it returns no sampler or re-pack work runs, and none can be queued.
+ */
 void n3t_collect_exit(void)
 {
 	debugfs_remove_recursive(n3t_debugfs);
 	mutex_lock(&n3t_cfg.reconf);
+	n3t_cfg.exiting = true;
 	n3t_stop();
 	mutex_unlock(&n3t_cfg.reconf);
-	/* a re-pack already running may restart collection: stop it again */
+	/* samplers are gone; a re-pack queued before sees exiting and returns */
 	cancel_work_sync(&n3t_repack_work);
-	mutex_lock(&n3t_cfg.reconf);
-	n3t_stop();
-	mutex_unlock(&n3t_cfg.reconf);
 	destroy_workqueue(n3t_wq);
 }

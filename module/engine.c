@@ -547,7 +547,9 @@ void n3t_eval_set(const struct n3t_plan *plan, unsigned int set, const u64 *coun
  * @value: value in millionths of the unit
  * @valid: false prints "nan"
  *
- * Rounds half away from zero.  Return: snprintf()'s result.
+ * Rounds half away from zero.
+ *
+ * Return: snprintf()'s result.
  */
 int n3t_format(char *buf, size_t size, unsigned int metric, s64 value, bool valid)
 {
@@ -627,7 +629,8 @@ static void n3t_place(struct n3t_plan *plan, const unsigned long *events,
  * metric whose events do not fit even alone is marked unschedulable; it is
  * never split across sets.
  *
- * Return: 0, or -EINVAL for bad arguments.
+ * Return: 0; -ENOSPC when no selected metric fits in @capacity (the plan
+ * then has no set); -EINVAL for bad arguments.
  */
 int n3t_pack(u32 groups, unsigned int capacity, bool cycle_counter,
 	     struct n3t_plan *plan)
@@ -684,5 +687,68 @@ int n3t_pack(u32 groups, unsigned int capacity, bool cycle_counter,
 				n3t_place(plan, events, one);
 		}
 	}
+	return plan->nr_sets ? 0 : -ENOSPC;
+}
+
+/**
+ * n3t_plan_nr_events() - events counted over all sets of a plan
+ * @plan: the plan
+ *
+ * An event counted in several sets is counted once per set.
+ * Return: the sum of the sets' sizes.
+ */
+unsigned int n3t_plan_nr_events(const struct n3t_plan *plan)
+{
+	unsigned int s, n = 0;
+
+	for (s = 0; s < plan->nr_sets; s++)
+		n += bitmap_weight(plan->set[s].events, N3T_NR_EVENTS);
+	return n;
+}
+
+/**
+ * n3t_parse_groups() - parse a group selection
+ * @buf: "default", "all", or distinct group names separated by spaces or
+ *	commas; a trailing newline is ignored
+ * @count: length of @buf
+ * @out: the selection (bit per enum n3t_group_id)
+ *
+ * Return: 0, or -EINVAL for anything else (then @out is unchanged).
+ */
+int n3t_parse_groups(const char *buf, size_t count, u32 *out)
+{
+	u32 groups = 0;
+	size_t i = 0, start;
+	int g, n = 0;
+
+	if (count && buf[count - 1] == '\n')
+		count--;
+	if (!count || count > N3T_GROUPS_MAX || memchr(buf, 0, count))
+		return -EINVAL;
+	if (count == 7 && !strncmp(buf, "default", 7)) {
+		*out = N3T_DEFAULT_GROUPS;
+		return 0;
+	}
+	if (count == 3 && !strncmp(buf, "all", 3)) {
+		*out = N3T_ALL_GROUPS;
+		return 0;
+	}
+	while (i < count) {
+		if (buf[i] == ' ' || buf[i] == ',') {
+			i++;
+			continue;
+		}
+		start = i;
+		while (i < count && buf[i] != ' ' && buf[i] != ',')
+			i++;
+		g = n3t_group_by_name(buf + start, i - start);
+		if (g < 0 || (groups & BIT(g)))
+			return -EINVAL;
+		groups |= BIT(g);
+		n++;
+	}
+	if (!n)
+		return -EINVAL;
+	*out = groups;
 	return 0;
 }

@@ -318,6 +318,8 @@ unsigned int n3t_unit_decimals(enum n3t_unit unit);
 int n3t_event_by_name(const char *name);
 int n3t_event_by_code(unsigned int code);
 int n3t_group_by_name(const char *name, size_t len);
+#define N3T_GROUPS_MAX	512	/* longest selection n3t_parse_groups() takes */
+int n3t_parse_groups(const char *buf, size_t count, u32 *out);
 
 void n3t_metric_events(unsigned int metric, unsigned long *events);
 void n3t_group_events(unsigned int group, unsigned long *events);
@@ -333,5 +335,6 @@ int n3t_format(char *buf, size_t size, unsigned int metric, s64 value, bool vali
 
 int n3t_pack(u32 groups, unsigned int capacity, bool cycle_counter,
 	     struct n3t_plan *plan);
+unsigned int n3t_plan_nr_events(const struct n3t_plan *plan);
 
 #endif /* N3T_ENGINE_H */

@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitfield.h>
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
@@ -14,6 +15,14 @@
 #ifdef CONFIG_ARM64
 #include <asm/cputype.h>
 #include <asm/sysreg.h>
+#ifdef N3T_HAVE_ARM_PMUV3_H	/* 6.4+, see Kbuild */
+#include <linux/perf/arm_pmuv3.h>
+#else
+#include <asm/perf_event.h>
+#endif
+#ifndef ARMV8_PMU_PMCR_N	/* before 6.7: a shift and a mask */
+#define ARMV8_PMU_PMCR_N	(ARMV8_PMU_PMCR_N_MASK << ARMV8_PMU_PMCR_N_SHIFT)
+#endif
 #endif
 
 #include "n3telemetry.h"
@@ -33,6 +42,18 @@ MODULE_PARM_DESC(pmu_type, "perf PMU type number to use (default: the CPU PMU, r
 static uint interval_ms = 1000;
 module_param(interval_ms, uint, 0444);
 MODULE_PARM_DESC(interval_ms, "Initial interval in ms, 10..60000 (also writable in sysfs)");
+
+static char *groups = "default";
+module_param(groups, charp, 0444);
+MODULE_PARM_DESC(groups, "Initial metric groups: default, all, or group names separated by commas (also writable in sysfs)");
+
+static int reserve = -1;
+module_param(reserve, int, 0444);
+MODULE_PARM_DESC(reserve, "PMU counters to leave to others (default -1: one for the perf hard-lockup detector when the kernel has it and the CPU PMU is used, else 0)");
+
+bool n3t_isolated;
+module_param_named(isolated, n3t_isolated, bool, 0444);
+MODULE_PARM_DESC(isolated, "Also collect on isolated CPUs (nohz_full, isolcpus); default: leave them alone");
 
 bool n3t_root_only;
 module_param_named(root_only, n3t_root_only, bool, 0444);
@@ -117,10 +138,20 @@ static int n3t_detect(void)
 		n3t_cfg.pmu_type = PERF_TYPE_RAW;
 #ifdef CONFIG_ARM64
 		n3t_pmceid(n3t_cfg.usable);
+		/* PMCR_EL0.N programmable counters, and the cycle counter */
+		n3t_cfg.pmu_total = FIELD_GET(ARMV8_PMU_PMCR_N, read_sysreg(pmcr_el0)) + 1;
 #endif
 	} else {
 		n3t_cfg.pmu_type = pmu_type;
 	}
+	/*
+	 * The perf hard-lockup detector creates its pinned cycles event
+	 * whenever it is switched on; it must find a counter then.
+	 */
+	if (reserve < 0)
+		n3t_cfg.reserved = pmu_type < 0 && IS_ENABLED(CONFIG_HARDLOCKUP_DETECTOR_PERF);
+	else
+		n3t_cfg.reserved = reserve;
 	return 0;
 }
 
@@ -140,7 +171,12 @@ static int __init n3t_init(void)
 	n3t_cfg.plan = kzalloc(sizeof(*n3t_cfg.plan), GFP_KERNEL);
 	if (!n3t_cfg.plan)
 		return -ENOMEM;
-	n3t_cfg.plan->groups = N3T_DEFAULT_GROUPS;
+	ret = n3t_parse_groups(groups, strlen(groups), &n3t_cfg.plan->groups);
+	if (ret) {
+		pr_err("groups=%s: not \"default\", \"all\" or group names (see available_groups)\n",
+		       groups);
+		goto err_plan;
+	}
 
 	ret = n3t_collect_init();
 	if (ret)
@@ -148,8 +184,13 @@ static int __init n3t_init(void)
 	ret = n3t_sysfs_init();
 	if (ret)
 		goto err_collect;
+	ret = n3t_snapshot_init();
+	if (ret)
+		goto err_sysfs;
 	return 0;
 
+err_sysfs:
+	n3t_sysfs_exit();
 err_collect:
 	n3t_collect_exit();
 err_plan:
@@ -159,6 +200,7 @@ err_plan:
 
 static void __exit n3t_exit(void)
 {
+	n3t_snapshot_exit();
 	n3t_sysfs_exit();
 	n3t_collect_exit();
 	kfree(n3t_cfg.plan);

@@ -19,12 +19,12 @@ struct perf_event;
 
 /**
  * struct n3t_pub_set - one event set's part of a published interval
- * @delta: counts of the set's events over its complete slices
  * @good_ns: time the set counted in complete slices
  * @lost: slices of this set discarded since collection started
+ *
+ * The set's counts are in the CPU's delta array (see n3t_read_cpu()).
  */
 struct n3t_pub_set {
-	u64 delta[N3T_SET_MAX];
 	u64 good_ns;
 	u32 lost;
 };
@@ -56,26 +56,34 @@ struct n3t_result {
 };
 
 /**
- * struct n3t_cpu_set - the perf events of one set on one CPU
- * @nr: number of events
- * @ev: engine event ids
- * @pe: the kernel counters (NULL where creation failed)
- * @last_count: last perf_event_read_value() totals, per event
+ * struct n3t_cpu_ev - one event of one set on one CPU (sampler only)
+ * @pe: the kernel counter, NULL for an event the PMU does not implement
+ * @last_count: last perf_event_read_value() total
  * @last_enabled: likewise, time enabled
  * @last_running: likewise, time running
- * @acc: this interval's counts over complete slices
+ * @acc: this interval's count over complete slices
+ * @ev: engine event id
+ */
+struct n3t_cpu_ev {
+	struct perf_event *pe;
+	u64 last_count;
+	u64 last_enabled;
+	u64 last_running;
+	u64 acc;
+	u8 ev;
+};
+
+/**
+ * struct n3t_cpu_set - one set on one CPU (sampler only)
+ * @first: index of its first event in &struct n3t_cpu.ev
+ * @nr: number of events
  * @good_ns: this interval's time in complete slices
  * @lost: discarded slices since start
  * @starved: this interval, a slice was lost before any was complete
  */
 struct n3t_cpu_set {
-	u8 nr;
-	u8 ev[N3T_SET_MAX];
-	struct perf_event *pe[N3T_SET_MAX];
-	u64 last_count[N3T_SET_MAX];
-	u64 last_enabled[N3T_SET_MAX];
-	u64 last_running[N3T_SET_MAX];
-	u64 acc[N3T_SET_MAX];
+	unsigned int first;
+	unsigned int nr;
 	u64 good_ns;
 	u32 lost;
 	bool starved;
@@ -83,52 +91,87 @@ struct n3t_cpu_set {
 
 /**
  * struct n3t_cpu - per-CPU collection state
- * @rcu: frees the structure after readers are done (first: kfree_rcu limit)
+ * @rcu: frees the structure after readers are done (first: kvfree_rcu limit)
  * @cpu: the CPU
+ * @plan: the plan it was built for (constant while it exists)
+ * @nr_sets: @plan->nr_sets
+ * @nr_ev: n3t_plan_nr_events(@plan): entries of @ev and @pub_delta
  * @work: the slice timer, bound to @cpu, deferrable
  * @active: index of the set counting now
  * @interval_start: ktime_get_ns() at the start of the current interval
  * @seq: interval sequence number
  * @starved_intervals: consecutive intervals with a set that never counted
- * @set: the sets, plan->nr_sets entries
+ * @set: the sets (sampler only)
+ * @ev: the events of all sets, set after set (sampler only)
  * @scratch: result being built (sampler only)
  * @count_scratch: engine input (sampler only)
- * @pub_lock: seqcount protecting @pub and @pub_set; written only by the
- *	sampler on @cpu with preemption off, read locklessly by readers
+ * @pub_lock: seqcount protecting @pub, @pub_set and @pub_delta; written
+ *	only by the sampler on @cpu with preemption off, read locklessly
  * @pub: the latest published interval
- * @pub_set: per-set data of @pub, plan->nr_sets entries
+ * @pub_set: per-set data of @pub, @nr_sets entries
+ * @pub_delta: counts of @pub's complete slices, @nr_ev entries, in the
+ *	order of @ev
  * @slices: slices run (cost statistics)
  * @cost_ns: total time spent in the sampler
  * @cost_max_ns: longest sampler run
+ * @data: storage of @set, @ev, @pub_set and @pub_delta
  *
- * Owned by the CPU's hotplug callbacks and its work item; readers reach
- * it through RCU (n3t_cpu_get()) and read only @pub/@pub_set under
- * @pub_lock.
+ * One allocation, sized by the plan, created and destroyed by the CPU's
+ * hotplug callbacks.  Readers reach it through RCU (the per-CPU pointer
+ * behind n3t_read_cpu()) and read only @pub, @pub_set and @pub_delta under
+ * @pub_lock; the offline callback unpublishes it, stops @work, releases the
+ * counters and frees the whole allocation after a grace period
+ * (kvfree_rcu()), so nothing a reader can reach is freed earlier.
  */
 struct n3t_cpu {
 	struct rcu_head rcu;
 	unsigned int cpu;
+	const struct n3t_plan *plan;
+	unsigned int nr_sets;
+	unsigned int nr_ev;
 	struct delayed_work work;
 	unsigned int active;
 	u64 interval_start;
 	u64 seq;
 	unsigned int starved_intervals;
 	struct n3t_cpu_set *set;
+	struct n3t_cpu_ev *ev;
 	struct n3t_result scratch;
 	u64 count_scratch[N3T_NR_EVENTS];
 	seqcount_t pub_lock;
 	struct n3t_result pub;
 	struct n3t_pub_set *pub_set;
+	u64 *pub_delta;
 	u64 slices;
 	u64 cost_ns;
 	u64 cost_max_ns;
+	u64 data[];
+};
+
+/**
+ * enum n3t_cpu_state - whether a CPU collects, as its status file says
+ * @N3T_CPU_OFFLINE: offline, or collection stopped
+ * @N3T_CPU_COLLECTING: collecting
+ * @N3T_CPU_ISOLATED: left alone: not a housekeeping CPU (nohz_full,
+ *	isolcpus) and the isolated parameter is off
+ * @N3T_CPU_NO_MEMORY: its state could not be allocated when it came online
+ * @N3T_CPU_NO_COUNTERS: a counter could not be created when it came online
+ * @N3T_NR_CPU_STATES: number of states
+ */
+enum n3t_cpu_state {
+	N3T_CPU_OFFLINE,
+	N3T_CPU_COLLECTING,
+	N3T_CPU_ISOLATED,
+	N3T_CPU_NO_MEMORY,
+	N3T_CPU_NO_COUNTERS,
+	N3T_NR_CPU_STATES
 };
 
 /**
  * struct n3t_config - module-wide configuration
  * @reconf: serialises starting and stopping collection (configuration
- *	writes, test controls); held across cpuhp calls, so never taken by a
- *	sysfs reader
+ *	writes, the re-pack work, test controls) and protects @exiting; held
+ *	across cpuhp calls, so never taken by a sysfs reader
  * @lock: protects @plan and @interval_ms against readers; never held
  *	across cpuhp calls or while taking cpus_read_lock()
  * @plan: the event sets in use; replaced only with collection stopped
@@ -138,6 +181,11 @@ struct n3t_cpu {
  * @cycle_counter: whether the dedicated cycle counter is free
  * @pmu_type: perf PMU type used for the counters
  * @usable: events the PMU implements and accepted
+ * @pmu_total: counters of the PMU, the cycle counter included (0: unknown,
+ *	then what the first probe finds free)
+ * @reserved: counters of @pmu_total the module leaves to others (the perf
+ *	hard-lockup detector)
+ * @exiting: module exit has begun; nothing may start collection again
  * @model: what was detected ("neoverse-n3", or forced)
  */
 struct n3t_config {
@@ -150,19 +198,45 @@ struct n3t_config {
 	bool cycle_counter;
 	u32 pmu_type;
 	DECLARE_BITMAP(usable, N3T_NR_EVENTS);
+	unsigned int pmu_total;
+	unsigned int reserved;
+	bool exiting;
 	char model[64];
 };
 
 extern struct n3t_config n3t_cfg;
 extern bool n3t_root_only;
+extern bool n3t_isolated;
 
 int n3t_collect_init(void);
 void n3t_collect_exit(void);
 int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms);
 bool n3t_read_cpu(unsigned int cpu, struct n3t_result *res, struct n3t_pub_set *sets,
-		  unsigned int nr_sets);
+		  u64 *delta, unsigned int nr_sets, unsigned int nr_ev);
+enum n3t_cpu_state n3t_cpu_state(unsigned int cpu);
+const char *n3t_cpu_state_name(enum n3t_cpu_state state);
+
+/* Allocation and creation points that fault injection can fail */
+struct n3t_view;
+struct perf_event *n3t_create(unsigned int cpu, unsigned int ev);
+struct n3t_cpu *n3t_cpu_alloc(const struct n3t_plan *plan);
+struct n3t_view *n3t_view_alloc(unsigned int nr_sets, unsigned int nr_ev);
+char *n3t_snapshot_alloc(size_t size);
+
+/*
+ * Test builds (make N3T_TESTS=y) widen race windows on purpose: debugfs
+ * n3telemetry/delay_us_{read,switch,repack}.  Production builds: no-ops.
+ */
+enum n3t_hook { N3T_HOOK_READ, N3T_HOOK_SWITCH, N3T_HOOK_REPACK, N3T_NR_HOOKS };
+#ifdef N3T_TEST_HOOKS
+void n3t_test_delay(enum n3t_hook hook);
+#else
+static inline void n3t_test_delay(enum n3t_hook hook) { }
+#endif
 
 int n3t_sysfs_init(void);
 void n3t_sysfs_exit(void);
+int n3t_snapshot_init(void);
+void n3t_snapshot_exit(void);
 
 #endif /* N3T_N3TELEMETRY_H */

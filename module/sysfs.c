@@ -3,13 +3,15 @@
  * n3telemetry: the /sys/kernel/n3telemetry ABI (see
  * Documentation/ABI/testing/sysfs-kernel-n3telemetry).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/error-injection.h>
 #include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
-#include <linux/n3telemetry.h>
 
 #include "n3telemetry.h"
 
@@ -34,48 +36,82 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
 
 /**
  * struct n3t_view - a consistent copy of one directory's latest interval
- * @res: the result (for system/: sums over online CPUs)
+ * @res: the result (for system/: sums over the CPUs that collect)
  * @ok: whether any data was published
+ * @state: cpuN/: whether the CPU collects
+ * @nr_state: system/: online CPUs in each state
  * @nr_sets: sets in @sets
+ * @nr_ev: counts in @delta
  * @events: every event of the sets in use
  * @sets: per-set data
+ * @delta: the sets' counts, set after set
+ * @data: storage of @sets and @delta
+ *
+ * Allocated per read, freed by the reader.
  */
 struct n3t_view {
 	struct n3t_result res;
 	bool ok;
+	enum n3t_cpu_state state;
+	unsigned int nr_state[N3T_NR_CPU_STATES];
 	unsigned int nr_sets;
+	unsigned int nr_ev;
 	DECLARE_BITMAP(events, N3T_NR_EVENTS);
-	struct n3t_pub_set sets[];
+	struct n3t_pub_set *sets;
+	u64 *delta;
+	u64 data[];
 };
+
+/* Global and not inlined, so that fault injection can fail it (fail_function). */
+noinline struct n3t_view *n3t_view_alloc(unsigned int nr_sets, unsigned int nr_ev)
+{
+	size_t sets = ALIGN(array_size(nr_sets, sizeof(struct n3t_pub_set)), 8);
+	struct n3t_view *v;
+
+	v = kvzalloc(size_add(struct_size(v, data, 0),
+			      size_add(sets, array_size(nr_ev, sizeof(u64)))), GFP_KERNEL);
+	if (!v)
+		return NULL;
+	v->nr_sets = nr_sets;
+	v->nr_ev = nr_ev;
+	v->sets = (void *)v->data;
+	v->delta = (void *)v->data + sets;
+	return v;
+}
+ALLOW_ERROR_INJECTION(n3t_view_alloc, NULL);
 
 /* Fill a view; the caller holds n3t_cfg.lock. */
 static struct n3t_view *n3t_view_get(int cpu)
 {
 	const struct n3t_plan *plan = n3t_cfg.plan;
-	unsigned int nr = plan->nr_sets, c, s, i, e;
+	unsigned int nr = plan->nr_sets, nr_ev = n3t_plan_nr_events(plan);
+	unsigned int c, s, i, e, first;
 	struct n3t_view *v, *one = NULL;
 	DECLARE_BITMAP(counted, N3T_NR_EVENTS);
 	u64 *counts;
 
-	v = kzalloc(struct_size(v, sets, nr), GFP_KERNEL);
+	v = n3t_view_alloc(nr, nr_ev);
 	if (!v)
 		return NULL;
-	v->nr_sets = nr;
 	for (s = 0; s < nr; s++)
 		bitmap_or(v->events, v->events, plan->set[s].events, N3T_NR_EVENTS);
 	if (cpu != N3T_SYSTEM) {
-		v->ok = n3t_read_cpu(cpu, &v->res, v->sets, nr) && v->res.seq;
+		v->state = n3t_cpu_state(cpu);
+		v->ok = n3t_read_cpu(cpu, &v->res, v->sets, v->delta, nr, nr_ev) && v->res.seq;
 		return v;
 	}
 
 	/* system: sum the latest interval's per-set deltas of every online CPU */
-	one = kzalloc(struct_size(one, sets, nr), GFP_KERNEL);
+	one = n3t_view_alloc(nr, nr_ev);
 	counts = kcalloc(N3T_NR_EVENTS, sizeof(*counts), GFP_KERNEL);
 	if (!one || !counts)
 		goto fail;
 	/* no cpus_read_lock(): CPUs going offline simply stop publishing */
 	for_each_possible_cpu(c) {
-		if (!n3t_read_cpu(c, &one->res, one->sets, nr) || !one->res.seq)
+		if (cpu_online(c))
+			v->nr_state[n3t_cpu_state(c)]++;
+		if (!n3t_read_cpu(c, &one->res, one->sets, one->delta, nr, nr_ev) ||
+		    !one->res.seq)
 			continue;
 		v->ok = true;
 		v->res.seq = max(v->res.seq, one->res.seq);
@@ -86,23 +122,23 @@ static struct n3t_view *n3t_view_get(int cpu)
 			v->res.ev_count[e] += one->res.ev_count[e];
 			v->res.ev_ns[e] += one->res.ev_ns[e];
 		}
-		for (s = 0; s < nr; s++) {
-			if (!one->sets[s].good_ns) {
-				v->sets[s].lost += one->sets[s].lost;
-				continue;
-			}
-			for (i = 0; i < N3T_SET_MAX; i++)
-				v->sets[s].delta[i] += one->sets[s].delta[i];
-			v->sets[s].good_ns += one->sets[s].good_ns;
+		for (s = 0, first = 0; s < nr; s++) {
+			unsigned int w = bitmap_weight(plan->set[s].events, N3T_NR_EVENTS);
+
 			v->sets[s].lost += one->sets[s].lost;
+			if (one->sets[s].good_ns) {
+				for (i = 0; i < w; i++)
+					v->delta[first + i] += one->delta[first + i];
+				v->sets[s].good_ns += one->sets[s].good_ns;
+			}
+			first += w;
 		}
 	}
 	v->res.nr_sets = nr;
-	for (s = 0; s < nr; s++) {
+	for (s = 0, i = 0; s < nr; s++) {
 		bitmap_zero(counted, N3T_NR_EVENTS);
-		i = 0;
 		for_each_set_bit(e, plan->set[s].events, N3T_NR_EVENTS) {
-			counts[e] = v->sets[s].delta[i++];
+			counts[e] = v->delta[i++];
 			if (v->sets[s].good_ns && test_bit(e, n3t_cfg.usable))
 				__set_bit(e, counted);
 		}
@@ -111,12 +147,12 @@ static struct n3t_view *n3t_view_get(int cpu)
 			     v->res.valid);
 	}
 	kfree(counts);
-	kfree(one);
+	kvfree(one);
 	return v;
 fail:
 	kfree(counts);
-	kfree(one);
-	kfree(v);
+	kvfree(one);
+	kvfree(v);
 	return NULL;
 }
 
@@ -125,7 +161,7 @@ static int n3t_dir_cpu(struct kobject *kobj)
 	return container_of(kobj, struct n3t_dir, kobj)->cpu;
 }
 
-/* The view of a cpuN or system directory; kfree() it after use. */
+/* The view of a cpuN or system directory; kvfree() it after use. */
 static struct n3t_view *n3t_dir_view(struct kobject *kobj)
 {
 	struct n3t_view *v;
@@ -165,7 +201,7 @@ static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr,
 		n3t_format(val, sizeof(val), m, v->res.value[m], ok);
 		len += sysfs_emit_at(buf, len, "%s %s\n", n3t_metrics[m].name, val);
 	}
-	kfree(v);
+	kvfree(v);
 	return len;
 }
 
@@ -180,7 +216,7 @@ static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 	for_each_set_bit(e, v->events, N3T_NR_EVENTS)
 		len += sysfs_emit_at(buf, len, "%s %llu %llu\n", n3t_events[e].name,
 				     v->res.ev_count[e], v->res.ev_ns[e]);
-	kfree(v);
+	kvfree(v);
 	return len;
 }
 
@@ -195,20 +231,29 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 		return -ENOMEM;
 	len = sysfs_emit(buf, "seq %llu\nend_ns %llu\ninterval_ns %llu\nlost_slices %u\n",
 			 v->res.seq, v->res.end_ns, v->res.interval_ns, v->res.lost);
+	if (n3t_dir_cpu(kobj) != N3T_SYSTEM)
+		len += sysfs_emit_at(buf, len, "state %s\n", n3t_cpu_state_name(v->state));
+	else
+		len += sysfs_emit_at(buf, len,
+				     "cpus_collecting %u\ncpus_isolated %u\ncpus_failed %u\n",
+				     v->nr_state[N3T_CPU_COLLECTING],
+				     v->nr_state[N3T_CPU_ISOLATED],
+				     v->nr_state[N3T_CPU_NO_MEMORY] +
+				     v->nr_state[N3T_CPU_NO_COUNTERS]);
 	for (s = 0; s < v->nr_sets; s++) {
 		u64 ivl = v->res.interval_ns;
 		/* system/: good_ns sums over CPUs; coverage is per CPU on average */
 		u64 good = v->sets[s].good_ns;
 		u64 ppm = 0;
 
-		if (n3t_dir_cpu(kobj) == N3T_SYSTEM && num_online_cpus())
-			good = div_u64(good, num_online_cpus());
+		if (n3t_dir_cpu(kobj) == N3T_SYSTEM && v->nr_state[N3T_CPU_COLLECTING])
+			good = div_u64(good, v->nr_state[N3T_CPU_COLLECTING]);
 		if (ivl)
 			ppm = min_t(u64, mul_u64_u64_div_u64(good, 10000, ivl), 10000);
 		len += sysfs_emit_at(buf, len, "set%u_coverage %llu.%02llu\nset%u_lost %u\n",
 				     s, ppm / 100, ppm % 100, s, v->sets[s].lost);
 	}
-	kfree(v);
+	kvfree(v);
 	return len;
 }
 
@@ -308,10 +353,14 @@ static struct n3t_dir *n3t_dir_add(int cpu)
 	return d;
 }
 
+/* Never fails: a CPU must come online even if its directory cannot. */
 static int n3t_sysfs_online(unsigned int cpu)
 {
 	n3t_cpu_dirs[cpu] = n3t_dir_add(cpu);
-	return n3t_cpu_dirs[cpu] ? 0 : -ENOMEM;
+	if (!n3t_cpu_dirs[cpu])
+		pr_warn_ratelimited("cpu%u: could not create its directory; the CPU is online regardless\n",
+				    cpu);
+	return 0;
 }
 
 static int n3t_sysfs_offline(unsigned int cpu)
@@ -341,8 +390,9 @@ static ssize_t slots_show(struct kobject *kobj, struct kobj_attribute *attr, cha
 
 static ssize_t counters_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "programmable %u\ncycle_counter %s\n", n3t_cfg.capacity,
-			  n3t_cfg.cycle_counter ? "free" : "busy");
+	return sysfs_emit(buf, "programmable %u\ncycle_counter %s\nreserved %u\n",
+			  n3t_cfg.capacity, n3t_cfg.cycle_counter ? "free" : "busy",
+			  n3t_cfg.reserved);
 }
 
 static ssize_t interval_ms_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -391,45 +441,6 @@ static ssize_t groups_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 	return n3t_emit_groups(buf, 0, groups);
 }
 
-/* Parse "default", "all" or distinct group names separated by spaces. */
-static int n3t_parse_groups(const char *buf, size_t count, u32 *out)
-{
-	u32 groups = 0;
-	size_t i = 0, start;
-	int g, n = 0;
-
-	if (count && buf[count - 1] == '\n')
-		count--;
-	if (!count || count > N3T_WRITE_MAX || memchr(buf, 0, count))
-		return -EINVAL;
-	if (count == 7 && !strncmp(buf, "default", 7)) {
-		*out = N3T_DEFAULT_GROUPS;
-		return 0;
-	}
-	if (count == 3 && !strncmp(buf, "all", 3)) {
-		*out = N3T_ALL_GROUPS;
-		return 0;
-	}
-	while (i < count) {
-		if (buf[i] == ' ') {
-			i++;
-			continue;
-		}
-		start = i;
-		while (i < count && buf[i] != ' ')
-			i++;
-		g = n3t_group_by_name(buf + start, i - start);
-		if (g < 0 || (groups & BIT(g)))
-			return -EINVAL;
-		groups |= BIT(g);
-		n++;
-	}
-	if (!n)
-		return -EINVAL;
-	*out = groups;
-	return 0;
-}
-
 static ssize_t groups_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
@@ -466,106 +477,6 @@ static ssize_t sets_show(struct kobject *kobj, struct kobj_attribute *attr, char
 	return len;
 }
 
-static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
-			    const struct n3t_result *res)
-{
-	unsigned int i;
-
-	memset(r, 0, sizeof(*r));
-	r->cpu = cpu;
-	r->flags = res->seq ? N3T_REC_VALID : 0;
-	r->seq = res->seq;
-	r->end_ns = res->end_ns;
-	r->interval_ns = res->interval_ns;
-	r->nr_sets = res->nr_sets;
-	r->lost_slices = res->lost;
-	for (i = 0; i < N3T_NR_METRICS; i++) {
-		if (res->seq && test_bit(i, res->valid)) {
-			r->valid[i / 64] |= 1ULL << (i % 64);
-			r->value[i] = res->value[i];
-		}
-	}
-	for (i = 0; i < N3T_NR_EVENTS; i++) {
-		if (test_bit(i, res->counted))
-			r->counted[i / 64] |= 1ULL << (i % 64);
-		r->event_count[i] = res->ev_count[i];
-		r->event_ns[i] = res->ev_ns[i];
-	}
-}
-
-/*
- * sysfs hands a bin attribute at most a page per read(2), so a snapshot of
- * many CPUs takes several reads.  A read at offset 0 takes a new snapshot;
- * reads at later offsets continue that same snapshot, so a reader that reads
- * from 0 to EOF gets one consistent set of records.
- */
-static DEFINE_MUTEX(n3t_snap_lock);	/* protects n3t_snap and n3t_snap_len */
-static char *n3t_snap;
-static size_t n3t_snap_len;
-
-static int n3t_snapshot_take(void)
-{
-	struct n3t_snapshot_header *h;
-	struct n3t_result *res;
-	unsigned int cpu, n = 0;
-	char *snap;
-
-	res = kmalloc(sizeof(*res), GFP_KERNEL);
-	snap = kzalloc(sizeof(*h) + num_possible_cpus() * sizeof(struct n3t_snapshot_record),
-		       GFP_KERNEL);
-	if (!res || !snap) {
-		kfree(res);
-		kfree(snap);
-		return -ENOMEM;
-	}
-	h = (struct n3t_snapshot_header *)snap;
-	mutex_lock(&n3t_cfg.lock);
-	for_each_possible_cpu(cpu) {
-		struct n3t_snapshot_record *r = (void *)(snap + sizeof(*h)) + n * sizeof(*r);
-
-		if (!cpu_online(cpu))
-			continue;
-		if (!n3t_read_cpu(cpu, res, NULL, 0))
-			memset(res, 0, sizeof(*res));
-		n3t_fill_record(r, cpu, res);
-		n++;
-	}
-	h->magic = N3T_SNAP_MAGIC;
-	h->abi_version = N3T_SNAP_ABI_VERSION;
-	h->header_size = sizeof(*h);
-	h->record_size = sizeof(struct n3t_snapshot_record);
-	h->nr_records = n;
-	h->nr_events = N3T_NR_EVENTS;
-	h->nr_metrics = N3T_NR_METRICS;
-	h->slots = n3t_cfg.slots;
-	h->interval_ms = n3t_cfg.interval_ms;
-	h->groups = n3t_cfg.plan->groups;
-	h->fixed_scale = N3T_FIXED_SCALE;
-	mutex_unlock(&n3t_cfg.lock);
-	kfree(res);
-
-	kfree(n3t_snap);
-	n3t_snap = snap;
-	n3t_snap_len = sizeof(*h) + n * sizeof(struct n3t_snapshot_record);
-	return 0;
-}
-
-static ssize_t snapshot_read(struct file *file, struct kobject *kobj,
-			     struct bin_attribute *attr, char *buf, loff_t pos, size_t count)
-{
-	ssize_t ret = 0;
-
-	mutex_lock(&n3t_snap_lock);
-	if (!pos || !n3t_snap)
-		ret = n3t_snapshot_take();
-	if (!ret && pos < n3t_snap_len) {
-		ret = min_t(size_t, count, n3t_snap_len - pos);
-		memcpy(buf, n3t_snap + pos, ret);
-	}
-	mutex_unlock(&n3t_snap_lock);
-	return ret;
-}
-
 static struct kobj_attribute version_attr = __ATTR_RO(version);
 static struct kobj_attribute cpu_model_attr = __ATTR_RO(cpu_model);
 static struct kobj_attribute slots_attr = __ATTR_RO(slots);
@@ -574,7 +485,6 @@ static struct kobj_attribute interval_ms_attr = __ATTR_RW(interval_ms);
 static struct kobj_attribute groups_attr = __ATTR_RW(groups);
 static struct kobj_attribute available_groups_attr = __ATTR_RO(available_groups);
 static struct kobj_attribute sets_attr = __ATTR_RO(sets);
-static struct bin_attribute snapshot_attr = __BIN_ATTR(snapshot, 0400, snapshot_read, NULL, 0);
 
 static struct attribute *n3t_top_attrs[] = {
 	&version_attr.attr,
@@ -588,21 +498,9 @@ static struct attribute *n3t_top_attrs[] = {
 	NULL,
 };
 
-static struct bin_attribute *n3t_top_bin_attrs[] = {
-	&snapshot_attr,
-	NULL,
-};
-
-static umode_t n3t_bin_is_visible(struct kobject *kobj, struct bin_attribute *attr, int n)
-{
-	return attr->attr.mode;
-}
-
 static const struct attribute_group n3t_top_group = {
 	.attrs = n3t_top_attrs,
-	.bin_attrs = n3t_top_bin_attrs,
 	.is_visible = n3t_is_visible,
-	.is_bin_visible = n3t_bin_is_visible,
 };
 
 int n3t_sysfs_init(void)
@@ -642,6 +540,4 @@ void n3t_sysfs_exit(void)
 	kobject_put(&n3t_system->kobj);
 	sysfs_remove_group(n3t_kobj, &n3t_top_group);
 	kobject_put(n3t_kobj);
-	kfree(n3t_snap);
-	n3t_snap = NULL;
 }

@@ -488,11 +488,54 @@ static void n3t_packer_invariants_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bitmap_weight(a->unschedulable, N3T_NR_METRICS), 2U);
 	KUNIT_EXPECT_TRUE(test, test_bit(N3T_M_bad_speculation, a->unschedulable));
 	KUNIT_EXPECT_TRUE(test, test_bit(N3T_M_barrier_percentage, a->unschedulable));
-	KUNIT_ASSERT_EQ(test, n3t_pack(N3T_ALL_GROUPS, 1, false, a), 0);
+	/* no metric is a single event: nothing fits one counter without PMCCNTR */
+	KUNIT_EXPECT_EQ(test, n3t_pack(N3T_ALL_GROUPS, 1, false, a), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, a->nr_sets, 0);
+	KUNIT_ASSERT_EQ(test, n3t_pack(N3T_ALL_GROUPS, 1, true, a), 0);
 	KUNIT_EXPECT_FALSE(test, bitmap_empty(a->unschedulable, N3T_NR_METRICS));
 	KUNIT_EXPECT_EQ(test, n3t_pack(N3T_ALL_GROUPS, 0, true, a), -EINVAL);
 	KUNIT_EXPECT_EQ(test, n3t_pack(N3T_ALL_GROUPS, 32, true, a), -EINVAL);
 	KUNIT_EXPECT_EQ(test, n3t_pack(BIT(N3T_NR_GROUPS), 6, true, a), -EINVAL);
+}
+
+/*
+ * -ENOSPC exactly when no selected metric fits: every group and all, at one
+ * and two counters, with and without PMCCNTR.  At 1 counter with PMCCNTR
+ * only metrics of one event over CPU_CYCLES fit.
+ */
+static void n3t_packer_nofit_test(struct kunit *test)
+{
+	struct n3t_plan *a = n3t_plan_alloc(test);
+	DECLARE_BITMAP(ev, N3T_NR_EVENTS);
+	unsigned int cap, g, i, w;
+	int cyc, ret;
+
+	for (cap = 1; cap <= 2; cap++) {
+		for (cyc = 0; cyc <= 1; cyc++) {
+			for (g = 0; g < N3T_NR_GROUPS; g++) {
+				bool fits = false;
+
+				for (i = 0; i < n3t_groups[g].nr; i++) {
+					bitmap_zero(ev, N3T_NR_EVENTS);
+					n3t_metric_events(n3t_groups[g].metrics[i], ev);
+					w = bitmap_weight(ev, N3T_NR_EVENTS) -
+					    (cyc && test_bit(N3T_EV_CPU_CYCLES, ev));
+					fits |= w <= cap;
+				}
+				ret = n3t_pack(BIT(g), cap, cyc, a);
+				KUNIT_EXPECT_EQ_MSG(test, ret, fits ? 0 : -ENOSPC,
+						    "group %s cap %u cyc %d", n3t_groups[g].name,
+						    cap, cyc);
+				KUNIT_EXPECT_EQ(test, a->nr_sets == 0, !fits);
+			}
+		}
+	}
+	/* topdown_l1 at 1 counter + PMCCNTR: only backend_bound */
+	KUNIT_ASSERT_EQ(test, n3t_pack(BIT(N3T_G_topdown_l1), 1, true, a), 0);
+	KUNIT_EXPECT_EQ(test, a->nr_sets, 1);
+	KUNIT_EXPECT_EQ(test, a->metric_set[N3T_M_backend_bound], 0);
+	KUNIT_EXPECT_EQ(test, a->metric_set[N3T_M_frontend_bound], -1);
+	KUNIT_EXPECT_EQ(test, n3t_pack(BIT(N3T_G_l1d_cache), 1, true, a), -ENOSPC);
 }
 
 struct n3t_names {
@@ -590,6 +633,7 @@ static struct kunit_case n3t_engine_cases[] = {
 	KUNIT_CASE(n3t_slots_test),
 	KUNIT_CASE_SLOW(n3t_property_test),
 	KUNIT_CASE(n3t_packer_invariants_test),
+	KUNIT_CASE(n3t_packer_nofit_test),
 	KUNIT_CASE(n3t_packer_default_test),
 	{}
 };

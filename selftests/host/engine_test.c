@@ -77,8 +77,14 @@ static void packer(void)
 			for (unsigned int g = 0; g <= N3T_NR_GROUPS; g++) {
 				u32 groups = g == N3T_NR_GROUPS ? N3T_ALL_GROUPS : BIT(g);
 
-				if (n3t_pack(groups, cap, cyc, &a) || n3t_pack(groups, cap, cyc, &b) ||
-				    memcmp(&a, &b, sizeof(a))) {
+				int ra = n3t_pack(groups, cap, cyc, &a);
+				int rb = n3t_pack(groups, cap, cyc, &b);
+
+				/* nothing fits: every selected metric is unschedulable */
+				if (ra == -ENOSPC && rb == -ENOSPC && !a.nr_sets &&
+				    bitmap_equal(a.selected, a.unschedulable, N3T_NR_METRICS))
+					continue;
+				if (ra || rb || memcmp(&a, &b, sizeof(a))) {
 					bad++;
 					continue;
 				}

@@ -12,7 +12,8 @@ for f in version cpu_model slots counters available_groups sets; do
 done
 expect_eq mode-interval_ms 644 "$(mode_of $N3T/interval_ms)"
 expect_eq mode-groups 644 "$(mode_of $N3T/groups)"
-expect_eq mode-snapshot 400 "$(mode_of $N3T/snapshot)"
+expect_eq mode-dev-snapshot 400 "$(mode_of /dev/n3telemetry)"
+check dev-is-char-device test -c /dev/n3telemetry
 for d in cpu0 system; do
 	for f in $(cat $N3T/available_groups) status; do
 		expect_eq "mode-$d/$f" 444 "$(mode_of $N3T/$d/$f)"

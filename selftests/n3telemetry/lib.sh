@@ -25,6 +25,9 @@ check() {
 	if "$@"; then _result ok "$name"; else _result fail "$name"; fi
 }
 
+# fails COMMAND...: succeeds when COMMAND fails (for check)
+fails() { ! "$@"; }
+
 # expect_eq NAME EXPECTED ACTUAL
 expect_eq() {
 	if [ "$2" = "$3" ]; then
@@ -42,6 +45,27 @@ ktap_finish() {
 	fi
 	[ $_fail = 0 ]
 	exit $?
+}
+
+# errno_of FILE FORMAT: write printf FORMAT to FILE in one write(2), print
+# the error name
+errno_of() {
+	if printf "$2" | dd of="$1" bs=4096 conv=notrunc 2> /tmp/werr; then
+		echo OK
+	elif grep -q "Invalid argument" /tmp/werr; then
+		echo EINVAL
+	elif grep -q "out of range" /tmp/werr; then
+		echo ERANGE
+	elif grep -q "Permission denied" /tmp/werr; then
+		echo EACCES
+	elif grep -q "No space left" /tmp/werr; then
+		echo ENOSPC
+	elif grep -q "Cannot allocate memory" /tmp/werr; then
+		echo ENOMEM
+	else
+		cat /tmp/werr
+		echo OTHER
+	fi
 }
 
 n3t_load() { insmod "$N3T_MOD/n3telemetry.ko" "$@"; }

@@ -10,8 +10,8 @@ scripted_interval 1 "$VEC_A" 2 "$VEC_B"
 # The snapshot carries full fixed-point precision, the text files the printed
 # precision: compare what n3tel prints from each (JSON values are printed
 # with the module's own precision).
-expect_eq snapshot-bytes $((48 + 4 * 1664)) "$(cat $N3T/snapshot | wc -c)"
-check snapshot-stable-within-interval cmp -s $N3T/snapshot $N3T/snapshot
+expect_eq snapshot-bytes $((48 + 4 * 1664)) "$(cat /dev/n3telemetry | wc -c)"
+check snapshot-stable-within-interval cmp -s /dev/n3telemetry /dev/n3telemetry
 n3tel export --format prometheus > /tmp/snap.prom
 n3tel export --format json | grep '"metrics"' > /tmp/snap.metrics
 n3tel --text export --format json | grep '"metrics"' > /tmp/text.metrics

@@ -18,4 +18,21 @@ expect_eq retiring-nan nan "$(value $N3T/cpu0/topdown_l1 retiring)"
 expect_eq l2-mpki-nan nan "$(value $N3T/cpu0/l2_cache l2_cache_mpki)"
 check logged-unusable sh -c "dmesg | grep -q 'events not implemented or rejected'"
 check unload n3t_unload
+
+# The perf hard-lockup detector's counter (this kernel has it): by default
+# the module leaves one counter of the CPU PMU free, and the detector's
+# pinned cycles event (the stand-in creates exactly that event on every
+# CPU) counts.  QEMU implements few of the events, so the module never fills
+# this PMU: watchdog.sh shows on the test PMU that the counter is needed.
+insmod $N3T_MOD/n3t_testpmu.ko
+check load-default n3t_load force=1 interval_ms=20
+expect_eq one-reserved "reserved 1" "$(tail -1 $N3T/counters)"
+echo hw > $TPDBG/standin
+sleep 1
+echo "# $(cat $N3T/counters | tr '\n' ' ')"
+expect_eq watchdog-standin-counts "" "$(grep -v running $TPDBG/standin)"
+check standin-on-every-cpu test "$(grep -c running $TPDBG/standin)" -eq "$(grep -c ^processor /proc/cpuinfo)"
+echo off > $TPDBG/standin
+check unload-default n3t_unload
+rmmod n3t_testpmu
 ktap_finish

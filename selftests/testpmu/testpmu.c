@@ -9,13 +9,24 @@
  * hardware would.  An event that finds no free counter fails to schedule, so
  * a pinned event ends in the error state, exactly as on a real PMU.
  * /sys/kernel/debug/n3t_testpmu/counters changes the number of programmable
- * counters at run time (as if another user held the others).
+ * counters at run time (as if another user held the others), 0 included;
+ * cycle_counter takes the cycle counter away and gives it back.
+ *
+ * /sys/kernel/debug/n3t_testpmu/standin stands in for the perf hard-lockup
+ * detector: writing "hw" (the CPU PMU, as kernel/watchdog_perf.c does) or
+ * "tp" (this PMU) creates a pinned cycles event on every online CPU, after
+ * whatever already holds counters; reading says per CPU whether it got a
+ * counter ("running") or not ("starved"); writing "off" releases them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/cpu.h>
 #include <linux/perf_event.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -27,7 +38,7 @@
 
 static unsigned int counters = 6;
 module_param(counters, uint, 0444);
-MODULE_PARM_DESC(counters, "Programmable counters per CPU (1..31)");
+MODULE_PARM_DESC(counters, "Programmable counters per CPU (0..31)");
 
 static bool cycle_counter = true;
 module_param(cycle_counter, bool, 0444);
@@ -75,7 +86,7 @@ static int tp_add(struct perf_event *event, int flags)
 	struct tp_cpu *tc = this_cpu_ptr(&tp_cpus);
 	unsigned int i, n = READ_ONCE(counters);
 
-	if (cycle_counter && event->attr.config == TP_CYCLES && !tc->cyc) {
+	if (READ_ONCE(cycle_counter) && event->attr.config == TP_CYCLES && !tc->cyc) {
 		tc->cyc = event;
 		event->hw.idx = TP_MAX;
 	} else {
@@ -220,7 +231,7 @@ static const struct file_operations tp_inject_fops = {
 
 static int tp_counters_set(void *data, u64 val)
 {
-	if (val < 1 || val > TP_MAX)
+	if (val > TP_MAX)
 		return -EINVAL;
 	WRITE_ONCE(counters, val);
 	return 0;
@@ -233,11 +244,113 @@ static int tp_counters_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(tp_counters_fops, tp_counters_get, tp_counters_set, "%llu\n");
 
+static DEFINE_MUTEX(tp_standin_lock);	/* protects tp_standin, tp_standin_run */
+static struct perf_event *tp_standin[NR_CPUS];
+static u64 tp_standin_run[NR_CPUS];
+
+static void tp_standin_off(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (tp_standin[cpu])
+			perf_event_release_kernel(tp_standin[cpu]);
+		tp_standin[cpu] = NULL;
+	}
+}
+
+static ssize_t tp_standin_write(struct file *f, const char __user *ubuf, size_t len,
+				loff_t *ppos)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.pinned = 1,
+		.disabled = 1,
+	};
+	char buf[8] = {};
+	unsigned int cpu;
+	int ret = 0;
+
+	if (len >= sizeof(buf) || copy_from_user(buf, ubuf, len))
+		return -EINVAL;
+	strim(buf);
+	if (!strcmp(buf, "hw")) {
+		attr.type = PERF_TYPE_HARDWARE;
+		attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	} else if (!strcmp(buf, "tp")) {
+		attr.type = tp_pmu.type;
+		attr.config = TP_CYCLES;
+	} else if (strcmp(buf, "off")) {
+		return -EINVAL;
+	}
+	mutex_lock(&tp_standin_lock);
+	tp_standin_off();
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct perf_event *pe;
+
+		if (!strcmp(buf, "off"))
+			break;
+		pe = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+		if (IS_ERR(pe)) {
+			ret = PTR_ERR(pe);
+			break;
+		}
+		tp_standin[cpu] = pe;
+		perf_event_enable(pe);
+	}
+	cpus_read_unlock();
+	if (ret)
+		tp_standin_off();
+	mutex_unlock(&tp_standin_lock);
+	return ret ? ret : len;
+}
+
+/*
+ * A pinned event that lost its counter sits in the error state, where its
+ * times stop: it is running if its running time still grows.
+ */
+static int tp_standin_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu;
+	u64 enabled;
+
+	mutex_lock(&tp_standin_lock);
+	for_each_possible_cpu(cpu)
+		if (tp_standin[cpu])
+			perf_event_read_value(tp_standin[cpu], &enabled, &tp_standin_run[cpu]);
+	msleep(50);
+	for_each_possible_cpu(cpu) {
+		u64 now = 0;
+
+		if (!tp_standin[cpu])
+			continue;
+		perf_event_read_value(tp_standin[cpu], &enabled, &now);
+		seq_printf(m, "cpu%u %s\n", cpu, now > tp_standin_run[cpu] ? "running" : "starved");
+	}
+	mutex_unlock(&tp_standin_lock);
+	return 0;
+}
+
+static int tp_standin_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tp_standin_show, NULL);
+}
+
+static const struct file_operations tp_standin_fops = {
+	.owner = THIS_MODULE,
+	.open = tp_standin_open,
+	.read = seq_read,
+	.write = tp_standin_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static int __init tp_init(void)
 {
 	int ret;
 
-	if (counters < 1 || counters > TP_MAX)
+	if (counters > TP_MAX)
 		return -EINVAL;
 	ret = perf_pmu_register(&tp_pmu, "n3t_testpmu", -1);
 	if (ret)
@@ -245,12 +358,17 @@ static int __init tp_init(void)
 	tp_dir = debugfs_create_dir("n3t_testpmu", NULL);
 	debugfs_create_file("inject", 0200, tp_dir, NULL, &tp_inject_fops);
 	debugfs_create_file_unsafe("counters", 0600, tp_dir, NULL, &tp_counters_fops);
+	debugfs_create_bool("cycle_counter", 0600, tp_dir, &cycle_counter);
+	debugfs_create_file("standin", 0600, tp_dir, NULL, &tp_standin_fops);
 	return 0;
 }
 
 static void __exit tp_exit(void)
 {
 	debugfs_remove_recursive(tp_dir);
+	mutex_lock(&tp_standin_lock);
+	tp_standin_off();
+	mutex_unlock(&tp_standin_lock);
 	perf_pmu_unregister(&tp_pmu);
 }
 

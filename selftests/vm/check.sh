@@ -70,6 +70,15 @@ if [ $mode = check ]; then
 		record FAIL checkpatch-strict
 	fi
 
+	step "kernel-doc"
+	if (cd "$top" && "$ksrc/scripts/kernel-doc" -none -Wall "${csrc[@]}") \
+		> "$out/kernel-doc.log" 2>&1 && ! grep -q . "$out/kernel-doc.log"; then
+		record PASS kernel-doc-clean
+	else
+		head -20 "$out/kernel-doc.log"
+		record FAIL kernel-doc-clean
+	fi
+
 	step "host tests"
 	"$vmdir/host-tests.sh" "$out" "$results"
 fi
@@ -84,6 +93,13 @@ else
 fi
 
 step "initramfs"
+# the capacity x selection oracle of the sweep kselftest, from Arm's spec
+spec=${N3T_SPEC:-$top/../shared/reference/neoverse-n3.json}
+rm -f "$out/fits.txt"
+if [ -r "$spec" ] && gcc -O2 -I"$top/module" -I"$top/tools/include" -I"$top/uapi" \
+	-o "$out/engine-tables" "$top/selftests/host/engine_test.c" "$top/module/engine.c"; then
+	python3 "$top/selftests/host/fits.py" "$spec" "$out/engine-tables" > "$out/fits.txt"
+fi
 "$vmdir/mkinitramfs.sh" "$m612" "$out/initramfs-6.12.cpio.gz"
 
 qemu() {	# qemu KERNEL INITRD APPEND LOG TIMEOUT [extra]
@@ -117,7 +133,7 @@ step "VM tests on 6.12 debug kernel (qemu -M virt -cpu max -smp 4)"
 vlog=$out/console-6.12.log
 vt0=$(date +%s)
 if qemu "$kdir/arch/arm64/boot/Image" "$out/initramfs-6.12.cpio.gz" "n3t.mode=check kunit.enable=1" \
-	"$vlog" 600 && grep -q N3T-DONE "$vlog"; then
+	"$vlog" 1800 && grep -q N3T-DONE "$vlog"; then
 	record PASS vm-6.12-poweroff
 else
 	tail -30 "$vlog"
@@ -139,6 +155,18 @@ else
 fi
 python3 "$vmdir/results.py" --tag 6.12-realpmu "$rlog" >> "$results" || true
 grep -E '^(PASS|FAIL) 6\.12-realpmu/' "$results"
+
+step "isolated CPUs: 6.12 debug kernel booted with nohz_full=3"
+ilog=$out/console-6.12-isolated.log
+if qemu "$kdir/arch/arm64/boot/Image" "$out/initramfs-6.12.cpio.gz" "n3t.mode=isolated nohz_full=3" \
+	"$ilog" 300 && grep -q N3T-DONE "$ilog"; then
+	record PASS vm-6.12-isolated-poweroff
+else
+	tail -30 "$ilog"
+	record FAIL vm-6.12-isolated-poweroff
+fi
+python3 "$vmdir/results.py" --tag 6.12-isolated "$ilog" >> "$results" || true
+grep -E '^(PASS|FAIL) 6\.12-isolated/' "$results"
 
 step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug"
 ddir=$("$vmdir/distro-kernel.sh" | tail -1)

@@ -24,6 +24,7 @@
 #include "engine.h"
 
 #define DEFAULT_SYSFS	"/sys/kernel/n3telemetry"
+#define DEFAULT_DEVICE	"/dev/n3telemetry"	/* the binary snapshot */
 #define MAX_FILE	(1 << 20)
 
 struct view {
@@ -286,6 +287,18 @@ static void load_text(struct tree *t, bool with_system)
 	t->source = "text";
 }
 
+/*
+ * The module's snapshot is its device; a tree given with --sysfs (a copy,
+ * a test fixture) carries it as a file named snapshot.
+ */
+static void snapshot_path(const struct tree *t, char *path, size_t size)
+{
+	if (!strcmp(t->root, DEFAULT_SYSFS))
+		snprintf(path, size, "%s", DEFAULT_DEVICE);
+	else
+		snprintf(path, size, "%s/snapshot", t->root);
+}
+
 /* 1 loaded, 0 not readable (fall back to text), exits on a bad snapshot */
 static int load_snapshot(struct tree *t)
 {
@@ -294,7 +307,7 @@ static int load_snapshot(struct tree *t)
 	size_t len;
 	char *buf;
 
-	snprintf(path, sizeof(path), "%s/snapshot", t->root);
+	snapshot_path(t, path, sizeof(path));
 	buf = slurp(path, &len);
 	if (!buf) {
 		if (errno == EACCES || errno == ENOENT || errno == EPERM)
@@ -380,8 +393,10 @@ static void load(struct tree *t, enum source src, bool with_system)
 		}
 		return;
 	}
-	if (src == SRC_SNAPSHOT)
-		die("cannot read %s/snapshot (root only)", t->root);
+	if (src == SRC_SNAPSHOT) {
+		snapshot_path(t, path, sizeof(path));
+		die("cannot read %s (root only)", path);
+	}
 	s = must_slurp(t, "slots");
 	t->slots = atoi(s);
 	free(s);

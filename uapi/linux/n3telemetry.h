@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * n3telemetry: layout of /sys/kernel/n3telemetry/snapshot.
+ * n3telemetry: layout of the binary snapshot read from /dev/n3telemetry.
  *
- * One read(2) of the file returns a struct n3t_snapshot_header followed by
- * nr_records records of record_size bytes, one per online CPU, in CPU order.
- * All fields are little-endian (the byte order of arm64 Linux).  A reader
- * checks magic and abi_version, then uses header_size and record_size to
- * find the records, so fields appended in a later version are skipped.
- * sysfs returns at most a page per read(2): read from offset 0 until EOF.  A
- * read at offset 0 takes a new snapshot and reads at later offsets continue
- * it, so the records come from one snapshot (unless another reader starts
- * at offset 0 meanwhile; each record is always one CPU's complete interval).
+ * Reading the device from offset 0 to EOF returns a struct
+ * n3t_snapshot_header followed by nr_records records of record_size bytes,
+ * one per CPU online when the snapshot was taken, in CPU order.  Fields are
+ * in the byte order of the kernel that wrote them (little-endian on usual
+ * arm64 systems).  A reader checks magic and abi_version, then uses
+ * header_size and record_size to find the records, so fields appended in a
+ * later version are skipped.
+ *
+ * Each open file has its own snapshot: a read at offset 0 takes it, reads
+ * at later offsets continue it whatever other readers do, so a reader that
+ * reads from 0 to EOF gets one consistent set of records; another read at
+ * offset 0 (pread, lseek) takes a new one.
  *
  * Indexes: event i is the i-th of the N3T_SNAP_NR_EVENTS events the module
  * knows, in ascending order of event number; metric i is the i-th of the

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * n3telemetry: the binary snapshot, /dev/n3telemetry (layout in
+ * uapi/linux/n3telemetry.h, ABI in Documentation/ABI/testing/dev-n3telemetry).
+ *
+ * Each open file has its own snapshot: a read at offset 0 takes a new one,
+ * reads at later offsets continue it, and nothing another reader does can
+ * change it.  A character device is used because a sysfs file has no open
+ * and release of its own and hands out at most a page per read.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/error-injection.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/n3telemetry.h>
+
+#include "n3telemetry.h"
+
+/**
+ * struct n3t_snap_file - one open file's snapshot
+ * @lock: serialises reads on this file (they may share the file)
+ * @buf: header and records, NULL before the first read at offset 0
+ * @len: bytes in @buf
+ *
+ * Allocated at open, freed at release with @buf.
+ */
+struct n3t_snap_file {
+	struct mutex lock;	/* see above */
+	char *buf;
+	size_t len;
+};
+
+static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
+			    const struct n3t_result *res)
+{
+	unsigned int i;
+
+	memset(r, 0, sizeof(*r));
+	r->cpu = cpu;
+	r->flags = res->seq ? N3T_REC_VALID : 0;
+	r->seq = res->seq;
+	r->end_ns = res->end_ns;
+	r->interval_ns = res->interval_ns;
+	r->nr_sets = res->nr_sets;
+	r->lost_slices = res->lost;
+	for (i = 0; i < N3T_NR_METRICS; i++) {
+		if (res->seq && test_bit(i, res->valid)) {
+			r->valid[i / 64] |= 1ULL << (i % 64);
+			r->value[i] = res->value[i];
+		}
+	}
+	for (i = 0; i < N3T_NR_EVENTS; i++) {
+		if (test_bit(i, res->counted))
+			r->counted[i / 64] |= 1ULL << (i % 64);
+		r->event_count[i] = res->ev_count[i];
+		r->event_ns[i] = res->ev_ns[i];
+	}
+}
+
+/* Global and not inlined, so that fault injection can fail it (fail_function). */
+noinline char *n3t_snapshot_alloc(size_t size)
+{
+	return kvzalloc(size, GFP_KERNEL);
+}
+ALLOW_ERROR_INJECTION(n3t_snapshot_alloc, NULL);
+
+/*
+ * Take a snapshot into @sf: a header and one record per online CPU.  CPUs
+ * going online meanwhile are left out, CPUs going offline give an invalid
+ * record: the header always counts the records that follow.
+ */
+static int n3t_snapshot_take(struct n3t_snap_file *sf)
+{
+	struct n3t_snapshot_header *h;
+	struct n3t_snapshot_record *rec;
+	unsigned int cpu, n = 0, max = num_online_cpus();
+	struct n3t_result *res;
+	char *snap;
+
+	res = kmalloc(sizeof(*res), GFP_KERNEL);
+	snap = n3t_snapshot_alloc(size_add(sizeof(*h), array_size(max, sizeof(*rec))));
+	if (!res || !snap) {
+		kfree(res);
+		kvfree(snap);
+		return -ENOMEM;
+	}
+	h = (struct n3t_snapshot_header *)snap;
+	rec = (struct n3t_snapshot_record *)(snap + sizeof(*h));
+	mutex_lock(&n3t_cfg.lock);
+	for_each_online_cpu(cpu) {
+		if (n == max)
+			break;
+		if (!n3t_read_cpu(cpu, res, NULL, NULL, 0, 0))
+			memset(res, 0, sizeof(*res));
+		n3t_fill_record(&rec[n++], cpu, res);
+	}
+	h->magic = N3T_SNAP_MAGIC;
+	h->abi_version = N3T_SNAP_ABI_VERSION;
+	h->header_size = sizeof(*h);
+	h->record_size = sizeof(*rec);
+	h->nr_records = n;
+	h->nr_events = N3T_NR_EVENTS;
+	h->nr_metrics = N3T_NR_METRICS;
+	h->slots = n3t_cfg.slots;
+	h->interval_ms = n3t_cfg.interval_ms;
+	h->groups = n3t_cfg.plan->groups;
+	h->fixed_scale = N3T_FIXED_SCALE;
+	mutex_unlock(&n3t_cfg.lock);
+	kfree(res);
+
+	kvfree(sf->buf);
+	sf->buf = snap;
+	sf->len = sizeof(*h) + n * sizeof(*rec);
+	return 0;
+}
+
+static int n3t_snap_open(struct inode *inode, struct file *file)
+{
+	struct n3t_snap_file *sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+
+	if (!sf)
+		return -ENOMEM;
+	mutex_init(&sf->lock);
+	file->private_data = sf;
+	return 0;
+}
+
+static ssize_t n3t_snap_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
+{
+	struct n3t_snap_file *sf = file->private_data;
+	ssize_t ret = 0;
+
+	mutex_lock(&sf->lock);
+	if (!*ppos || !sf->buf)
+		ret = n3t_snapshot_take(sf);
+	if (!ret)
+		ret = simple_read_from_buffer(ubuf, count, ppos, sf->buf, sf->len);
+	mutex_unlock(&sf->lock);
+	return ret;
+}
+
+static int n3t_snap_release(struct inode *inode, struct file *file)
+{
+	struct n3t_snap_file *sf = file->private_data;
+
+	kvfree(sf->buf);
+	mutex_destroy(&sf->lock);
+	kfree(sf);
+	return 0;
+}
+
+static const struct file_operations n3t_snap_fops = {
+	.owner = THIS_MODULE,
+	.open = n3t_snap_open,
+	.read = n3t_snap_read,
+	.release = n3t_snap_release,
+	.llseek = default_llseek,
+};
+
+static struct miscdevice n3t_snap_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "n3telemetry",
+	.fops = &n3t_snap_fops,
+	.mode = 0400,
+};
+
+/**
+ * n3t_snapshot_init() - create /dev/n3telemetry
+ * Return: 0 or a negative errno.
+ */
+int n3t_snapshot_init(void)
+{
+	return misc_register(&n3t_snap_dev);
+}
+
+/**
+ * n3t_snapshot_exit() - remove /dev/n3telemetry
+ *
+ * Files still open keep the module (fops owner) until they are closed.
+ */
+void n3t_snapshot_exit(void)
+{
+	misc_deregister(&n3t_snap_dev);
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The capacity x selection oracle for the sweep kselftest, from Arm's spec.
+
+For every programmable-counter count C (0..6), cycle counter free or busy,
+and selection (default, all, each group) prints 'C CYC SELECTION RESULT':
+busy when there is no counter at all, ok when at least one selected metric's
+events fit in C counters (CPU_CYCLES on the cycle counter when it is free),
+nospc otherwise.  Event lists and group members come from the spec JSON; the
+group file names (lower case) from the engine's table dump, the default
+selection from the user guide."""
+import json
+import subprocess
+import sys
+
+spec = json.load(open(sys.argv[1]))
+tables = subprocess.run([sys.argv[2], 'tables'], capture_output=True,
+                        text=True, check=True).stdout.splitlines()
+lower = {ln.split()[2]: ln.split()[1] for ln in tables if ln.startswith('group ')}
+groups = {lower[k]: v['metrics'] for k, v in spec['groups']['metrics'].items()}
+DEFAULT = ['topdown_l1', 'topdown_frontend', 'topdown_backend', 'general',
+           'l1i_cache', 'l1d_cache', 'l2_cache', 'll_cache']
+selections = {'default': DEFAULT, 'all': list(groups)}
+selections.update({g: [g] for g in groups})
+
+
+def cost(metric, cyc):
+    evs = set(spec['metrics'][metric]['events'])
+    return len(evs) - (1 if cyc and 'CPU_CYCLES' in evs else 0)
+
+
+for c in range(7):
+    for cyc in (1, 0):
+        for name, gs in selections.items():
+            if c == 0:
+                r = 'busy'
+            elif any(cost(m, cyc) <= c for g in gs for m in groups[g]):
+                r = 'ok'
+            else:
+                r = 'nospc'
+            print(c, cyc, name, r)

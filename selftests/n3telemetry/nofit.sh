@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Nothing fits: when no selected metric fits in the counters there are, a
+# write fails with ENOSPC and changes nothing, a load fails with one clear
+# line, and the automatic re-pack keeps what runs.  (Once a NULL dereference
+# in the CPU online callback.)
+. ./lib.sh
+TPI=/sys/bus/event_source/devices/n3t_testpmu/type
+state() { cat $N3T/interval_ms $N3T/groups $N3T/sets | md5sum; }
+fits_msg() { dmesg | grep -c 'no metric of the selected groups fits'; }
+
+# One programmable counter and the cycle counter: ipc (general) fits,
+# every l1d_cache metric needs two programmable counters.
+tp_setup 1 || exit 1
+expect_eq c1-programmable "programmable 1" "$(head -1 $N3T/counters)"
+before=$(state)
+expect_eq write-l1d-enospc ENOSPC "$(errno_of $N3T/groups 'l1d_cache')"
+expect_eq write-unchanged "$before" "$(state)"
+expect_eq write-all-ok OK "$(errno_of $N3T/groups 'all')"
+NSETS=$(wc -l < $N3T/sets)
+check all-has-sets test "$NSETS" -gt 0
+advance_interval -1
+check still-collects test "$(value $N3T/cpu1/status seq)" -ge 1
+tp_teardown
+
+# Loading when nothing fits: a clean refusal, one line, nothing left loaded.
+insmod $N3T_MOD/n3t_testpmu.ko counters=1 cycle_counter=0
+n0=$(fits_msg)
+check load-refused fails n3t_load force=1 pmu_type="$(cat $TPI)"
+# one line per init attempt (busybox insmod tries finit_module, then init_module)
+check load-logged test "$(fits_msg)" -gt "$n0" -a "$(fits_msg)" -le $((n0 + 2))
+check not-loaded test ! -d $N3T
+check load-group-refused fails n3t_load force=1 pmu_type="$(cat $TPI)" groups=l1d_cache
+rmmod n3t_testpmu
+
+# No counters at all: refused with the probe's message.
+insmod $N3T_MOD/n3t_testpmu.ko counters=0 cycle_counter=0
+check load-no-counters-refused fails n3t_load force=1 pmu_type="$(cat $TPI)"
+check not-loaded-0 test ! -d $N3T
+rmmod n3t_testpmu
+
+# The re-pack: other users take all but one counter and the cycle counter
+# while the default groups run; the sets starve, the module re-probes,
+# nothing fits, it keeps the current plan and says so once.
+tp_setup 6 || exit 1
+before=$(state)
+n0=$(fits_msg)
+echo 1 > $TPDBG/counters
+echo N > $TPDBG/cycle_counter
+advance_interval -1
+advance_interval -1
+advance_interval -1
+advance_interval -1
+_t=0
+while [ "$(fits_msg)" = "$n0" ] && [ $_t -lt 100 ]; do sleep 0.1; _t=$((_t + 1)); done
+expect_eq repack-one-line $((n0 + 1)) "$(fits_msg)"
+expect_eq repack-kept-plan "$before" "$(state)"
+advance_interval -1
+advance_interval -1
+advance_interval -1
+advance_interval -1
+sleep 0.5
+expect_eq repack-not-repeated $((n0 + 1)) "$(fits_msg)"
+check files-read cat $N3T/cpu1/topdown_l1 $N3T/system/general
+echo 6 > $TPDBG/counters
+echo Y > $TPDBG/cycle_counter
+expect_eq back-default OK "$(errno_of $N3T/groups 'default')"
+expect_eq back-6 "programmable 6" "$(head -1 $N3T/counters)"
+tp_teardown
+ktap_finish

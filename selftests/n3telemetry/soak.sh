@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Soak: interval_ms=10 on QEMU's PMU for N3T_SOAK_SECONDS (default 90) with
+# readers of every file: intervals keep advancing, slab does not grow;
+# kmemleak is checked at the end of the run.
+. ./lib.sh
+SECS=${N3T_SOAK_SECONDS:-90}
+slab() { awk '$1 == "Slab:" { print $2 }' /proc/meminfo; }
+check load n3t_load force=1 interval_ms=10
+rm -f /tmp/soak.stop
+loop() { while [ ! -e /tmp/soak.stop ]; do "$@"; done; }
+loop sh -c "cat $N3T/cpu*/* $N3T/system/* > /dev/null" &
+loop sh -c "cat /dev/n3telemetry > /dev/null" &
+sleep 10
+s0=$(value $N3T/cpu1/status seq)
+k0=$(slab)
+sleep $((SECS - 10))
+s1=$(value $N3T/cpu1/status seq)
+k1=$(slab)
+touch /tmp/soak.stop
+wait
+echo "# ${SECS} s: cpu1 seq $s0 -> $s1, slab ${k0} kB -> ${k1} kB"
+check seq-advances test "$s1" -gt $((s0 + 100))
+check slab-flat test $((k1 - k0)) -lt 1024
+check unload n3t_unload
+ktap_finish

@@ -1,0 +1,100 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Capacity x selection sweep on the test PMU: 0..6 programmable counters,
+# cycle counter free and busy, every selection (default, all, each group),
+# at load and by writing groups, then counters taken away while running.
+# Each case is a working plan or a clear refusal, as the oracle computed
+# from Arm's spec (fits.txt, made on the host) says; never a crash.
+. ./lib.sh
+ORACLE=./fits.txt
+[ -r $ORACLE ] || { echo "# SKIP: no fits.txt (spec not available on the host)"; exit 4; }
+TPI=/sys/bus/event_source/devices/n3t_testpmu/type
+SELS="default all $(awk '$1 == 6 && $2 == 1 && $3 != "default" && $3 != "all" { print $3 }' $ORACLE)"
+
+# sets_fit C CYC: every set of the plan needs at most C programmable counters
+sets_fit() {
+	awk -v c="$1" -v cyc="$2" '{ n = NF - 1; for (i = 2; i <= NF; i++) if (cyc && $i == "CPU_CYCLES") n--;
+		if (n > c) bad++ } END { exit bad != 0 }' $N3T/sets
+}
+
+bad=0
+cases=0
+for c in 0 1 2 3 4 5 6; do
+	for cyc in 1 0; do
+		echo "# load sweep: $c counters, cycle counter $cyc, $(date +%T)"
+		insmod $N3T_MOD/n3t_testpmu.ko counters=$c cycle_counter=$cyc || exit 1
+		tp=$(cat $TPI)
+		for sel in $SELS; do
+			cases=$((cases + 1))
+			want=$(awk -v c=$c -v y=$cyc -v s=$sel '$1 == c && $2 == y && $3 == s { print $4 }' $ORACLE)
+			if n3t_load force=1 pmu_type="$tp" groups="$sel" interval_ms=10 2> /tmp/ierr; then
+				got=ok
+				if ! sets_fit $c $cyc || [ "$(head -1 $N3T/counters)" != "programmable $c" ]; then
+					echo "# load $c/$cyc/$sel: plan does not fit"
+					bad=$((bad + 1))
+				fi
+				cat $N3T/system/status > /dev/null
+				n3t_unload
+			elif grep -q "No space left" /tmp/ierr; then
+				got=nospc
+			elif grep -q "Device or resource busy" /tmp/ierr; then
+				got=busy
+			else
+				got="other: $(cat /tmp/ierr)"
+			fi
+			if [ "$got" != "$want" ]; then
+				echo "# load c=$c cyc=$cyc $sel: got $got, want $want"
+				bad=$((bad + 1))
+			fi
+		done
+		rmmod n3t_testpmu
+	done
+done
+expect_eq load-sweep-280-cases 280 "$cases"
+expect_eq load-sweep-as-oracle 0 "$bad"
+
+# By writing: loaded with every counter, then other users take them.
+bad=0
+cases=0
+tp_setup 6 || exit 1
+for c in 1 2 3 4 5 6; do
+	for cyc in 1 0; do
+		echo $c > $TPDBG/counters
+		echo $cyc > $TPDBG/cycle_counter
+		for sel in $SELS; do
+			cases=$((cases + 1))
+			want=$(awk -v c=$c -v y=$cyc -v s=$sel '$1 == c && $2 == y && $3 == s { print $4 }' $ORACLE)
+			before=$(cat $N3T/groups $N3T/sets | md5sum)
+			got=$(errno_of $N3T/groups "$sel")
+			case $got in
+			OK) got=ok
+			    sets_fit $c $cyc || { echo "# write $c/$cyc/$sel: plan does not fit"; bad=$((bad + 1)); }
+			    advance -1 ;;
+			ENOSPC) got=nospc
+			    [ "$before" = "$(cat $N3T/groups $N3T/sets | md5sum)" ] ||
+				{ echo "# write $c/$cyc/$sel: changed on ENOSPC"; bad=$((bad + 1)); } ;;
+			esac
+			if [ "$got" != "$want" ]; then
+				echo "# write c=$c cyc=$cyc $sel: got $got, want $want"
+				bad=$((bad + 1))
+			fi
+		done
+	done
+done
+expect_eq write-sweep-240-cases 240 "$cases"
+expect_eq write-sweep-as-oracle 0 "$bad"
+
+# Taken away while running: all groups counting, counters vanish and come
+# back slice by slice; the module loses slices, re-packs or keeps its plan.
+echo 6 > $TPDBG/counters
+echo 1 > $TPDBG/cycle_counter
+echo all > $N3T/groups
+for c in 0 3 1 0 6 2 0 4 1 6; do
+	echo $c > $TPDBG/counters
+	i=0
+	while [ $i -lt 40 ]; do advance -1; i=$((i + 1)); done
+	cat $N3T/cpu*/* $N3T/system/* /dev/n3telemetry > /dev/null
+done
+check still-loaded test -d $N3T
+tp_teardown
+ktap_finish
