@@ -98,6 +98,8 @@ for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
     idle = cpu == IDLE
     put(f'{d}/status', f'seq {0 if idle else 42}\nend_ns {0 if idle else 84000000000}\n'
         f'interval_ns {0 if idle else 1000000000}\nlost_slices {cpu or 0}\n'
+        + ('state collecting\n' if cpu is not None else
+           'cpus_collecting 4\ncpus_isolated 0\ncpus_failed 0\n') +
         f'set0_coverage {"0.00" if idle else "99.50"}\nset0_lost 0\n')
     put(f'{d}/events', ''.join(f'{e} {counts(cpu or 0, e)[0]} {counts(cpu or 0, e)[1]}\n'
                                for e in sorted(used_events, key=events.index)))

@@ -10,13 +10,13 @@
 . ./lib.sh
 CPUS=/sys/devices/system/cpu
 TPI=/sys/bus/event_source/devices/n3t_testpmu/type
-CYCLES=${N3T_RACE_CYCLES:-200}
+CYCLES=${N3T_RACE_CYCLES:-300}
 LIMIT=${N3T_RACE_SECONDS:-120}
 
 insmod $N3T_MOD/n3t_testpmu.ko counters=6 || exit 1
 check load n3t_load force=1 pmu_type="$(cat $TPI)" interval_ms=20
 check hooks-present test -e $DBG/delay_us_read
-echo 10000 > $DBG/delay_us_read
+echo 2000 > $DBG/delay_us_read
 echo 2000 > $DBG/delay_us_switch
 
 rm -f /tmp/race.stop

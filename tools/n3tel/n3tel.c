@@ -207,10 +207,12 @@ static void load_text_dir(const struct tree *t, struct view *v, const char *dir)
 	snprintf(rel, sizeof(rel), "%s/status", dir);
 	s = must_slurp(t, rel);
 	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char name[64];
-		unsigned long long n;
+		char name[64], word[64];
+		unsigned long long n = 0;
 
-		if (sscanf(line, "%63s %llu", name, &n) != 2)
+		/* "name number", or "state word" (whether the CPU collects) */
+		if (sscanf(line, "%63s %63s", name, word) != 2 ||
+		    (strcmp(name, "state") && sscanf(word, "%llu", &n) != 1))
 			die("malformed line in %s/%s: \"%s\"", t->root, rel, line);
 		if (!strcmp(name, "seq"))
 			v->seq = n;
