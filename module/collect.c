@@ -47,10 +47,21 @@ static struct dentry *n3t_debugfs;
 static bool n3t_manual;
 /* Re-pack after this many intervals in a row with a set that never counted. */
 #define N3T_REPACK_AFTER	3
+/* after a step up that found no more counters, look again 8, 16, ... 256 intervals later */
+#define N3T_LOOK_BACKOFF	8
+#define N3T_LOOK_BACKOFF_MAX	256
+static unsigned int n3t_look_backoff = N3T_LOOK_BACKOFF;	/* re-pack work only */
 static void n3t_repack_fn(struct work_struct *work);
 static DECLARE_WORK(n3t_repack_work, n3t_repack_fn);
 /* set when a re-pack did not help; cleared by the next reconfiguration */
 static bool n3t_repack_off;
+/* no look queues a re-pack before this (jiffies): set after a vain step up */
+static unsigned long n3t_look_after;
+/* a look saw the load-time counters free: the queued re-pack steps up */
+static bool n3t_repack_up;
+/* collection starts so far (under reconf), and the one a starved set saw */
+static unsigned int n3t_gen;
+static unsigned int n3t_repack_gen;
 /* the first CPU that could not be set up since the last start is logged */
 static atomic_t n3t_cpu_warned;
 static int n3t_probe_capacity(void);
@@ -235,8 +246,57 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	pc->interval_start = now;
 	/* A set that never got its counters for a while: re-probe, re-pack. */
 	pc->starved_intervals = starved ? pc->starved_intervals + 1 : 0;
-	if (pc->starved_intervals == N3T_REPACK_AFTER && !READ_ONCE(n3t_repack_off))
+	if (pc->starved_intervals == N3T_REPACK_AFTER && !READ_ONCE(n3t_repack_off)) {
+		WRITE_ONCE(n3t_repack_gen, pc->gen);
 		queue_work(n3t_wq, &n3t_repack_work);
+	}
+}
+
+/* The module runs below the capacity it found at load. */
+static bool n3t_reduced(void)
+{
+	return n3t_cfg.capacity < n3t_cfg.load_capacity ||
+	       (n3t_cfg.load_cycle_counter && !n3t_cfg.cycle_counter);
+}
+
+/*
+ * After the slice that ran next to the look events: did every one of them
+ * run the whole time it was enabled?  Then the counters are free again and
+ * the re-pack work packs for them.  Flexible events never take a counter
+ * from a pinned one, the module's or another user's.
+ */
+static void n3t_end_look(struct n3t_cpu *pc)
+{
+	bool all = true;
+	unsigned int i;
+
+	for (i = 0; i < pc->nr_look; i++)
+		perf_event_disable(pc->look[i].pe);
+	for (i = 0; i < pc->nr_look; i++) {
+		struct n3t_cpu_ev *l = &pc->look[i];
+		u64 enabled, running;
+
+		perf_event_read_value(l->pe, &enabled, &running);
+		all &= enabled != l->last_enabled &&
+		       running - l->last_running == enabled - l->last_enabled;
+		l->last_enabled = enabled;
+		l->last_running = running;
+	}
+	pc->looks++;
+	if (all && time_after_eq(jiffies, READ_ONCE(n3t_look_after))) {
+		WRITE_ONCE(n3t_repack_up, true);
+		queue_work(n3t_wq, &n3t_repack_work);
+	}
+}
+
+/* One look per interval, next to set 0, while below load capacity. */
+static void n3t_start_look(struct n3t_cpu *pc)
+{
+	unsigned int i;
+
+	for (i = 0; i < pc->nr_look; i++)
+		perf_event_enable(pc->look[i].pe);
+	pc->look_on = pc->nr_look > 0;
 }
 
 /*
@@ -249,12 +309,18 @@ static void n3t_slice_work(struct work_struct *work)
 	u64 t0 = local_clock(), cost;
 
 	n3t_end_slice(pc);
+	if (!pc->active && pc->look_on) {
+		n3t_end_look(pc);
+		pc->look_on = false;
+	}
 	n3t_test_delay(N3T_HOOK_SWITCH);
 	if (++pc->active == pc->nr_sets) {
 		pc->active = 0;
 		n3t_end_interval(pc, ktime_get_ns());
 	}
 	n3t_enable_set(pc);
+	if (!pc->active)
+		n3t_start_look(pc);
 	if (!READ_ONCE(n3t_manual))
 		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_jiffies(pc));
 
@@ -265,20 +331,41 @@ static void n3t_slice_work(struct work_struct *work)
 }
 
 /*
+ * Look events: while the module runs below its load-time capacity, enough
+ * events to fill, next to set 0, the counters it had at load: the
+ * programmable counters set 0 leaves unused, and CPU_CYCLES when the cycle
+ * counter was free at load and is not now.
+ */
+static unsigned int n3t_nr_look(const struct n3t_plan *plan)
+{
+	unsigned int used = bitmap_weight(plan->set[0].events, N3T_NR_EVENTS);
+
+	if (!n3t_reduced())
+		return 0;
+	if (n3t_cfg.cycle_counter && test_bit(N3T_EV_CPU_CYCLES, plan->set[0].events))
+		used--;
+	return (n3t_cfg.load_capacity > used ? n3t_cfg.load_capacity - used : 0) +
+	       (n3t_cfg.load_cycle_counter && !n3t_cfg.cycle_counter);
+}
+
+/*
  * One allocation for everything a CPU needs, sized by the plan.  Global
  * and not inlined, so that fault injection can fail it (fail_function).
  */
 noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_plan *plan)
 {
 	unsigned int nr_sets = plan->nr_sets, nr_ev = n3t_plan_nr_events(plan);
+	unsigned int nr_look = n3t_nr_look(plan);
 	size_t sz = sizeof(struct n3t_cpu);
 	struct n3t_cpu *pc;
-	size_t off_set, off_ev, off_pub_set, off_delta;
+	size_t off_set, off_ev, off_look, off_pub_set, off_delta;
 
 	off_set = sz;
 	sz += ALIGN(array_size(nr_sets, sizeof(struct n3t_cpu_set)), 8);
 	off_ev = sz;
 	sz += ALIGN(array_size(nr_ev, sizeof(struct n3t_cpu_ev)), 8);
+	off_look = sz;
+	sz += ALIGN(array_size(nr_look, sizeof(struct n3t_cpu_ev)), 8);
 	off_pub_set = sz;
 	sz += ALIGN(array_size(nr_sets, sizeof(struct n3t_pub_set)), 8);
 	off_delta = sz;
@@ -290,8 +377,10 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_plan *plan)
 	pc->plan = plan;
 	pc->nr_sets = nr_sets;
 	pc->nr_ev = nr_ev;
+	pc->nr_look = nr_look;
 	pc->set = (void *)pc + off_set;
 	pc->ev = (void *)pc + off_ev;
+	pc->look = (void *)pc + off_look;
 	pc->pub_set = (void *)pc + off_pub_set;
 	pc->pub_delta = (void *)pc + off_delta;
 	return pc;
@@ -307,6 +396,49 @@ static void n3t_cpu_release_events(struct n3t_cpu *pc)
 			perf_event_release_kernel(pc->ev[i].pe);
 		pc->ev[i].pe = NULL;
 	}
+	for (i = 0; i < pc->nr_look; i++) {
+		if (pc->look[i].pe)
+			perf_event_release_kernel(pc->look[i].pe);
+		pc->look[i].pe = NULL;
+	}
+}
+
+/*
+ * Look events: CPU_CYCLES for the cycle counter, the first other usable
+ * event for the programmable counters.  Created after the sets' events and
+ * not pinned, so they only ever take a counter nobody else wants.
+ */
+static int n3t_cpu_create_look(struct n3t_cpu *pc)
+{
+	unsigned int i, n = pc->nr_look, e, prog = N3T_NR_EVENTS;
+	struct perf_event_attr attr = {
+		.type = n3t_cfg.pmu_type,
+		.size = sizeof(attr),
+		.disabled = 1,
+	};
+
+	for_each_set_bit(e, n3t_cfg.usable, N3T_NR_EVENTS) {
+		if (e != N3T_EV_CPU_CYCLES) {
+			prog = e;
+			break;
+		}
+	}
+	if (n3t_cfg.load_cycle_counter && !n3t_cfg.cycle_counter && n)
+		n--;	/* the last one looks for the cycle counter */
+	for (i = 0; i < pc->nr_look; i++) {
+		struct perf_event *pe;
+
+		e = i < n ? prog : N3T_EV_CPU_CYCLES;
+		if (e == N3T_NR_EVENTS)
+			return -ENODEV;
+		attr.config = n3t_events[e].code;
+		pe = perf_event_create_kernel_counter(&attr, pc->cpu, NULL, NULL, NULL);
+		if (IS_ERR(pe))
+			return PTR_ERR(pe);
+		pc->look[i].pe = pe;
+		pc->look[i].ev = e;
+	}
+	return 0;
 }
 
 /* Create the counters of every set; on failure the caller releases them. */
@@ -332,7 +464,7 @@ static int n3t_cpu_create_events(struct n3t_cpu *pc)
 		}
 		cs->nr = i - cs->first;
 	}
-	return 0;
+	return n3t_cpu_create_look(pc);
 }
 
 /* Say once per start that a CPU is left out; the status files say which. */
@@ -361,6 +493,7 @@ static int n3t_cpu_online(unsigned int cpu)
 		return 0;
 	}
 	pc->cpu = cpu;
+	pc->gen = READ_ONCE(n3t_gen);
 	seqcount_init(&pc->pub_lock);
 	INIT_DEFERRABLE_WORK(&pc->work, n3t_slice_work);
 	ret = n3t_cpu_create_events(pc);
@@ -374,6 +507,7 @@ static int n3t_cpu_online(unsigned int cpu)
 	rcu_assign_pointer(per_cpu(n3t_pcpu, cpu), pc);
 	WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_COLLECTING);
 	n3t_enable_set(pc);
+	n3t_start_look(pc);
 	if (!READ_ONCE(n3t_manual))
 		queue_delayed_work_on(cpu, n3t_wq, &pc->work, n3t_slice_jiffies(pc));
 	return 0;
@@ -438,6 +572,7 @@ static int n3t_start(void)
 	int ret;
 
 	atomic_set(&n3t_cpu_warned, 0);
+	WRITE_ONCE(n3t_gen, n3t_gen + 1);
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "n3telemetry:online",
 				n3t_cpu_online, n3t_cpu_offline);
 	if (ret < 0)
@@ -544,28 +679,57 @@ out_unlock:
 
 static void n3t_repack_fn(struct work_struct *work)
 {
-	unsigned int before = n3t_cfg.capacity;
+	unsigned int before = n3t_cfg.capacity, before_total, total;
+	bool up;
 	int ret;
 
 	n3t_test_delay(N3T_HOOK_REPACK);
-	/* queued again by another CPU while it ran: once is enough */
-	if (READ_ONCE(n3t_repack_off))
+	/*
+	 * A look queued it (step up), or a starved set did (step down); a
+	 * step down that did not help is not tried again until reconfigured
+	 * (several CPUs may queue it while it runs).
+	 */
+	up = xchg(&n3t_repack_up, false);
+	if (!up && READ_ONCE(n3t_repack_off))
 		return;
+	/* a starved set of a plan that has been replaced since: done */
+	if (!up && READ_ONCE(n3t_repack_gen) != READ_ONCE(n3t_gen))
+		return;
+	/* several CPUs' looks may queue it: once back up, the rest is done */
+	if (up && !n3t_reduced())
+		return;
+	before_total = n3t_cfg.capacity + n3t_cfg.cycle_counter;
 	ret = n3t_collect_reconfigure(N3T_KEEP, N3T_KEEP);
 	if (ret) {
 		/* -ENODEV: exiting; otherwise the current plan goes on */
 		WRITE_ONCE(n3t_repack_off, true);
 		return;
 	}
-	if (n3t_cfg.capacity == before) {
-		/* not a capacity problem: do not restart again and again */
-		WRITE_ONCE(n3t_repack_off, true);
-		pr_warn("a set keeps failing to get counters although %u are free; not re-packing again until reconfigured\n",
-			before);
+	total = n3t_cfg.capacity + n3t_cfg.cycle_counter;
+	if (total > before_total) {
+		n3t_cfg.repacks_up++;
+		n3t_look_backoff = N3T_LOOK_BACKOFF;
+		pr_info("counters free again: re-packed for %u counters (was %u), %u sets\n",
+			n3t_cfg.capacity, before, n3t_cfg.plan->nr_sets);
 		return;
 	}
-	pr_info("a set kept failing to get counters: re-packed for %u counters (was %u), %u sets\n",
-		n3t_cfg.capacity, before, n3t_cfg.plan->nr_sets);
+	if (total < before_total) {
+		n3t_cfg.repacks_down++;
+		pr_info("a set kept failing to get counters: re-packed for %u counters (was %u), %u sets\n",
+			n3t_cfg.capacity, before, n3t_cfg.plan->nr_sets);
+		return;
+	}
+	if (up) {
+		/* the look saw counters the probe did not get: look less often */
+		WRITE_ONCE(n3t_look_after, jiffies +
+			   msecs_to_jiffies(n3t_look_backoff * n3t_cfg.interval_ms));
+		n3t_look_backoff = min(n3t_look_backoff * 2, N3T_LOOK_BACKOFF_MAX);
+		return;
+	}
+	/* not a capacity problem: do not restart again and again */
+	WRITE_ONCE(n3t_repack_off, true);
+	pr_warn("a set keeps failing to get counters although %u are free; not re-packing again until reconfigured\n",
+		before);
 }
 
 /*
@@ -763,8 +927,8 @@ static int n3t_cost_show(struct seq_file *m, void *v)
 	for_each_online_cpu(cpu) {
 		pc = rcu_dereference(per_cpu(n3t_pcpu, cpu));
 		if (pc)
-			seq_printf(m, "cpu%u slices %llu total_ns %llu max_ns %llu\n", cpu,
-				   pc->slices, pc->cost_ns, pc->cost_max_ns);
+			seq_printf(m, "cpu%u slices %llu total_ns %llu max_ns %llu looks %llu\n",
+				   cpu, pc->slices, pc->cost_ns, pc->cost_max_ns, pc->looks);
 	}
 	rcu_read_unlock();
 	return 0;
@@ -858,6 +1022,8 @@ unusable:
 		pr_err("probing the PMU failed (error %d)\n", ret);
 	if (ret)
 		return ret;
+	n3t_cfg.load_capacity = n3t_cfg.capacity;
+	n3t_cfg.load_cycle_counter = n3t_cfg.cycle_counter;
 	ret = n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, n3t_cfg.plan);
 	if (ret == -ENOSPC)
 		n3t_warn_nofit("not loading");

@@ -101,6 +101,7 @@ struct n3t_cpu_set {
  * @interval_start: ktime_get_ns() at the start of the current interval
  * @seq: interval sequence number
  * @starved_intervals: consecutive intervals with a set that never counted
+ * @gen: the collection start that created it
  * @set: the sets (sampler only)
  * @ev: the events of all sets, set after set (sampler only)
  * @scratch: result being built (sampler only)
@@ -111,10 +112,16 @@ struct n3t_cpu_set {
  * @pub_set: per-set data of @pub, @nr_sets entries
  * @pub_delta: counts of @pub's complete slices, @nr_ev entries, in the
  *	order of @ev
+ * @nr_look: events in @look (0: the module runs at its load-time capacity)
+ * @look: disabled, flexible events counted next to set 0 for one slice
+ *	per interval while the module runs below its load-time capacity: if
+ *	they all run, the counters other users held are free again
+ * @look_on: the look events are enabled (during set 0's slice)
+ * @looks: looks made (statistics)
  * @slices: slices run (cost statistics)
  * @cost_ns: total time spent in the sampler
  * @cost_max_ns: longest sampler run
- * @data: storage of @set, @ev, @pub_set and @pub_delta
+ * @data: storage of @set, @ev, @look, @pub_set and @pub_delta
  *
  * One allocation, sized by the plan, created and destroyed by the CPU's
  * hotplug callbacks.  Readers reach it through RCU (the per-CPU pointer
@@ -134,6 +141,7 @@ struct n3t_cpu {
 	u64 interval_start;
 	u64 seq;
 	unsigned int starved_intervals;
+	unsigned int gen;
 	struct n3t_cpu_set *set;
 	struct n3t_cpu_ev *ev;
 	struct n3t_result scratch;
@@ -142,6 +150,10 @@ struct n3t_cpu {
 	struct n3t_result pub;
 	struct n3t_pub_set *pub_set;
 	u64 *pub_delta;
+	unsigned int nr_look;
+	struct n3t_cpu_ev *look;
+	bool look_on;
+	u64 looks;
 	u64 slices;
 	u64 cost_ns;
 	u64 cost_max_ns;
@@ -181,6 +193,10 @@ enum n3t_cpu_state {
  * @cycle_counter: whether the dedicated cycle counter is free
  * @pmu_type: perf PMU type used for the counters
  * @usable: events the PMU implements and accepted
+ * @load_capacity: @capacity found at load
+ * @load_cycle_counter: @cycle_counter found at load
+ * @repacks_down: re-packs for fewer counters since load
+ * @repacks_up: re-packs back up since load
  * @pmu_total: counters of the PMU, the cycle counter included (0: unknown,
  *	then what the first probe finds free)
  * @reserved: counters of @pmu_total the module leaves to others (the perf
@@ -196,6 +212,10 @@ struct n3t_config {
 	unsigned int slots;
 	unsigned int capacity;
 	bool cycle_counter;
+	unsigned int load_capacity;
+	bool load_cycle_counter;
+	unsigned int repacks_down;
+	unsigned int repacks_up;
 	u32 pmu_type;
 	DECLARE_BITMAP(usable, N3T_NR_EVENTS);
 	unsigned int pmu_total;

@@ -390,9 +390,15 @@ static ssize_t slots_show(struct kobject *kobj, struct kobj_attribute *attr, cha
 
 static ssize_t counters_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "programmable %u\ncycle_counter %s\nreserved %u\n",
-			  n3t_cfg.capacity, n3t_cfg.cycle_counter ? "free" : "busy",
-			  n3t_cfg.reserved);
+	int len;
+
+	len = sysfs_emit(buf, "programmable %u\ncycle_counter %s\nreserved %u\n",
+			 n3t_cfg.capacity, n3t_cfg.cycle_counter ? "free" : "busy",
+			 n3t_cfg.reserved);
+	len += sysfs_emit_at(buf, len, "load_programmable %u\nload_cycle_counter %s\n",
+			     n3t_cfg.load_capacity, n3t_cfg.load_cycle_counter ? "free" : "busy");
+	return len + sysfs_emit_at(buf, len, "repacks_down %u\nrepacks_up %u\n",
+				   n3t_cfg.repacks_down, n3t_cfg.repacks_up);
 }
 
 static ssize_t interval_ms_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
