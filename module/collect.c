@@ -59,12 +59,14 @@ static bool n3t_repack_off;
 static unsigned long n3t_look_after;
 /* a look saw the load-time counters free: the queued re-pack steps up */
 static bool n3t_repack_up;
-/* collection starts so far (under reconf), and the one a starved set saw */
+/* collection starts so far (under reconf), and the one a request came from */
 static unsigned int n3t_gen;
 static unsigned int n3t_repack_gen;
+static unsigned int n3t_repack_up_gen;
 /* the first CPU that could not be set up since the last start is logged */
 static atomic_t n3t_cpu_warned;
 static int n3t_probe_capacity(void);
+static int __n3t_reconfigure(u32 groups, unsigned int interval_ms, struct n3t_plan *plan);
 
 static const char * const n3t_state_names[N3T_NR_CPU_STATES] = {
 	[N3T_CPU_OFFLINE] = "stopped",
@@ -246,7 +248,7 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	pc->interval_start = now;
 	/* A set that never got its counters for a while: re-probe, re-pack. */
 	pc->starved_intervals = starved ? pc->starved_intervals + 1 : 0;
-	if (pc->starved_intervals == N3T_REPACK_AFTER && !READ_ONCE(n3t_repack_off)) {
+	if (pc->starved_intervals >= N3T_REPACK_AFTER && !READ_ONCE(n3t_repack_off)) {
 		WRITE_ONCE(n3t_repack_gen, pc->gen);
 		queue_work(n3t_wq, &n3t_repack_work);
 	}
@@ -284,6 +286,7 @@ static void n3t_end_look(struct n3t_cpu *pc)
 	}
 	pc->looks++;
 	if (all && time_after_eq(jiffies, READ_ONCE(n3t_look_after))) {
+		WRITE_ONCE(n3t_repack_up_gen, pc->gen);
 		WRITE_ONCE(n3t_repack_up, true);
 		queue_work(n3t_wq, &n3t_repack_work);
 	}
@@ -338,11 +341,15 @@ static void n3t_slice_work(struct work_struct *work)
  */
 static unsigned int n3t_nr_look(const struct n3t_plan *plan)
 {
-	unsigned int used = bitmap_weight(plan->set[0].events, N3T_NR_EVENTS);
+	DECLARE_BITMAP(counted, N3T_NR_EVENTS);
+	unsigned int used;
 
+	/* events the PMU does not implement take no counter */
+	bitmap_and(counted, plan->set[0].events, n3t_cfg.usable, N3T_NR_EVENTS);
+	used = bitmap_weight(counted, N3T_NR_EVENTS);
 	if (!n3t_reduced())
 		return 0;
-	if (n3t_cfg.cycle_counter && test_bit(N3T_EV_CPU_CYCLES, plan->set[0].events))
+	if (n3t_cfg.cycle_counter && test_bit(N3T_EV_CPU_CYCLES, counted))
 		used--;
 	return (n3t_cfg.load_capacity > used ? n3t_cfg.load_capacity - used : 0) +
 	       (n3t_cfg.load_cycle_counter && !n3t_cfg.cycle_counter);
@@ -610,17 +617,29 @@ static void n3t_warn_nofit(const char *what)
  */
 int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
 {
-	struct n3t_plan *plan, *old;
-	unsigned int old_ms;
+	struct n3t_plan *plan;
 	int ret;
 
 	plan = kmalloc(sizeof(*plan), GFP_KERNEL);
 	if (!plan)
 		return -ENOMEM;
 	mutex_lock(&n3t_cfg.reconf);
+	ret = __n3t_reconfigure(groups, interval_ms, plan);
+	mutex_unlock(&n3t_cfg.reconf);
+	return ret;
+}
+
+/* The above with n3t_cfg.reconf held; @plan is consumed. */
+static int __n3t_reconfigure(u32 groups, unsigned int interval_ms, struct n3t_plan *plan)
+{
+	struct n3t_plan *old;
+	unsigned int old_ms;
+	int ret;
+
+	lockdep_assert_held(&n3t_cfg.reconf);
 	if (n3t_cfg.exiting) {
 		ret = -ENODEV;
-		goto out_unlock;
+		goto out;
 	}
 	if (groups == N3T_KEEP)
 		groups = n3t_cfg.plan->groups;
@@ -634,7 +653,7 @@ int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
 	    n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, plan) == -ENOSPC) {
 		n3t_warn_nofit("keeping the current selection");
 		ret = -ENOSPC;
-		goto out_unlock;
+		goto out;
 	}
 	n3t_stop();
 	if (current_work() != &n3t_repack_work)
@@ -649,7 +668,7 @@ int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
 			n3t_warn_nofit("keeping the current selection");
 		if (n3t_start())
 			pr_err("could not restart collection\n");
-		goto out_unlock;
+		goto out;
 	}
 	mutex_lock(&n3t_cfg.lock);
 	old = n3t_cfg.plan;
@@ -667,69 +686,69 @@ int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
 			pr_err("could not restart collection\n");
 		old = plan;
 	}
-	mutex_unlock(&n3t_cfg.reconf);
 	kfree(old);
 	return ret;
 
-out_unlock:
-	mutex_unlock(&n3t_cfg.reconf);
+out:
 	kfree(plan);
 	return ret;
 }
 
+/*
+ * The re-pack work: a look asked to step up (n3t_repack_up), or a starved
+ * set asked to step down.  Requests from a collection that has been
+ * restarted since are stale; a step down that did not help is not tried
+ * again until reconfigured; a step up that did not help makes the looks
+ * wait 8, 16, ... 256 intervals.  All under n3t_cfg.reconf.
+ */
 static void n3t_repack_fn(struct work_struct *work)
 {
-	unsigned int before = n3t_cfg.capacity, before_total, total;
+	unsigned int before, before_total, total;
+	struct n3t_plan *plan;
 	bool up;
 	int ret;
 
 	n3t_test_delay(N3T_HOOK_REPACK);
-	/*
-	 * A look queued it (step up), or a starved set did (step down); a
-	 * step down that did not help is not tried again until reconfigured
-	 * (several CPUs may queue it while it runs).
-	 */
+	plan = kmalloc(sizeof(*plan), GFP_KERNEL);
+	if (!plan)
+		return;		/* a starved set asks again next interval */
+	mutex_lock(&n3t_cfg.reconf);
 	up = xchg(&n3t_repack_up, false);
-	if (!up && READ_ONCE(n3t_repack_off))
-		return;
-	/* a starved set of a plan that has been replaced since: done */
-	if (!up && READ_ONCE(n3t_repack_gen) != READ_ONCE(n3t_gen))
-		return;
-	/* several CPUs' looks may queue it: once back up, the rest is done */
-	if (up && !n3t_reduced())
-		return;
+	if (up ? READ_ONCE(n3t_repack_up_gen) != n3t_gen || !n3t_reduced() :
+		 READ_ONCE(n3t_repack_off) || READ_ONCE(n3t_repack_gen) != n3t_gen)
+		goto out;
+	before = n3t_cfg.capacity;
 	before_total = n3t_cfg.capacity + n3t_cfg.cycle_counter;
-	ret = n3t_collect_reconfigure(N3T_KEEP, N3T_KEEP);
-	if (ret) {
-		/* -ENODEV: exiting; otherwise the current plan goes on */
-		WRITE_ONCE(n3t_repack_off, true);
-		return;
-	}
+	/* looks of the CPUs not yet restarted wait while this runs */
+	if (up)
+		WRITE_ONCE(n3t_look_after, jiffies +
+			   msecs_to_jiffies(n3t_look_backoff * n3t_cfg.interval_ms));
+	ret = __n3t_reconfigure(N3T_KEEP, N3T_KEEP, plan);
+	plan = NULL;
 	total = n3t_cfg.capacity + n3t_cfg.cycle_counter;
-	if (total > before_total) {
+	if (!ret && total > before_total) {
 		n3t_cfg.repacks_up++;
 		n3t_look_backoff = N3T_LOOK_BACKOFF;
+		WRITE_ONCE(n3t_look_after, jiffies);
 		pr_info("counters free again: re-packed for %u counters (was %u), %u sets\n",
 			n3t_cfg.capacity, before, n3t_cfg.plan->nr_sets);
-		return;
-	}
-	if (total < before_total) {
+	} else if (!ret && total < before_total) {
 		n3t_cfg.repacks_down++;
 		pr_info("a set kept failing to get counters: re-packed for %u counters (was %u), %u sets\n",
 			n3t_cfg.capacity, before, n3t_cfg.plan->nr_sets);
-		return;
-	}
-	if (up) {
+	} else if (up) {
 		/* the look saw counters the probe did not get: look less often */
-		WRITE_ONCE(n3t_look_after, jiffies +
-			   msecs_to_jiffies(n3t_look_backoff * n3t_cfg.interval_ms));
 		n3t_look_backoff = min(n3t_look_backoff * 2, N3T_LOOK_BACKOFF_MAX);
-		return;
+	} else {
+		/* not a capacity problem, or nothing fits: do not restart again and again */
+		WRITE_ONCE(n3t_repack_off, true);
+		if (!ret)
+			pr_warn("a set keeps failing to get counters although %u are free; not re-packing again until reconfigured\n",
+				before);
 	}
-	/* not a capacity problem: do not restart again and again */
-	WRITE_ONCE(n3t_repack_off, true);
-	pr_warn("a set keeps failing to get counters although %u are free; not re-packing again until reconfigured\n",
-		before);
+out:
+	mutex_unlock(&n3t_cfg.reconf);
+	kfree(plan);
 }
 
 /*

@@ -43,7 +43,7 @@ while [ $n -le "$MAXN" ]; do
 		[ -d $N3T ] && { echo "# n=$n: load failed but the tree is there"; bad=$((bad + 1)); }
 		lsmod | grep -q '^n3telemetry ' && { echo "# n=$n: load failed but module listed"; bad=$((bad + 1)); rmmod n3telemetry; }
 	fi
-	n=$((n + (n < 100 ? 11 : 37)))
+	n=$((n + (n < 100 ? 11 : 53)))
 done
 probe=$(dmesg | grep -c 'n3telemetry: probing the PMU failed (error -12)')
 echo "# load: failure points 1..$MAXN, $fails loads refused, $oks succeeded, $probe failed in the probe"

@@ -11,7 +11,7 @@
 CPUS=/sys/devices/system/cpu
 TPI=/sys/bus/event_source/devices/n3t_testpmu/type
 CYCLES=${N3T_RACE_CYCLES:-300}
-LIMIT=${N3T_RACE_SECONDS:-120}
+LIMIT=${N3T_RACE_SECONDS:-165}
 
 insmod $N3T_MOD/n3t_testpmu.ko counters=6 || exit 1
 check load n3t_load force=1 pmu_type="$(cat $TPI)" interval_ms=20
