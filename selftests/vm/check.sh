@@ -144,29 +144,26 @@ python3 "$vmdir/results.py" --kunit-parser "$ksrc/tools/testing/kunit/kunit.py" 
 	--tag 6.12 "$vlog" >> "$results" || true
 grep -E '^(PASS|FAIL) 6\.12/' "$results" | sed 's/^PASS /PASS /'
 
+# vm_run TAG MODE-AND-APPEND TIMEOUT [qemu args]: one more boot of the debug kernel
+vm_run() {
+	local tag=$1 append=$2 tmo=$3 log=$out/console-$1.log
+	shift 3
+	if qemu "$kdir/arch/arm64/boot/Image" "$out/initramfs-6.12.cpio.gz" "$append" \
+		"$log" "$tmo" "$@" && grep -q N3T-DONE "$log"; then
+		record PASS "vm-$tag-poweroff"
+	else
+		tail -30 "$log"
+		record FAIL "vm-$tag-poweroff"
+	fi
+	python3 "$vmdir/results.py" --tag "$tag" "$log" >> "$results" || true
+	grep -E "^(PASS|FAIL) ${tag//./\\.}/" "$results"
+}
+
 step "QEMU's own PMU with -icount (real emulated cycles and instructions)"
-rlog=$out/console-6.12-realpmu.log
-if qemu "$kdir/arch/arm64/boot/Image" "$out/initramfs-6.12.cpio.gz" "n3t.mode=realpmu" \
-	"$rlog" 300 -icount shift=0 && grep -q N3T-DONE "$rlog"; then
-	record PASS vm-6.12-realpmu-poweroff
-else
-	tail -30 "$rlog"
-	record FAIL vm-6.12-realpmu-poweroff
-fi
-python3 "$vmdir/results.py" --tag 6.12-realpmu "$rlog" >> "$results" || true
-grep -E '^(PASS|FAIL) 6\.12-realpmu/' "$results"
+vm_run 6.12-realpmu "n3t.mode=realpmu" 300 -icount shift=0
 
 step "isolated CPUs: 6.12 debug kernel booted with nohz_full=3"
-ilog=$out/console-6.12-isolated.log
-if qemu "$kdir/arch/arm64/boot/Image" "$out/initramfs-6.12.cpio.gz" "n3t.mode=isolated nohz_full=3" \
-	"$ilog" 300 && grep -q N3T-DONE "$ilog"; then
-	record PASS vm-6.12-isolated-poweroff
-else
-	tail -30 "$ilog"
-	record FAIL vm-6.12-isolated-poweroff
-fi
-python3 "$vmdir/results.py" --tag 6.12-isolated "$ilog" >> "$results" || true
-grep -E '^(PASS|FAIL) 6\.12-isolated/' "$results"
+vm_run 6.12-isolated "n3t.mode=isolated nohz_full=3" 300
 
 step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug"
 ddir=$("$vmdir/distro-kernel.sh" | tail -1)
