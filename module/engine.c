@@ -148,20 +148,17 @@ void n3t_group_events(const struct n3t_model *model, unsigned int group,
  */
 #define N3T_TERM_BITS	118
 
-typedef __int128 n3t_s128;
-typedef unsigned __int128 n3t_u128;
-
-static unsigned int n3t_fls128(n3t_u128 x)
+static unsigned int n3t_fls128(__uint128_t x)
 {
 	return x >> 64 ? 64 + fls64((u64)(x >> 64)) : fls64((u64)x);
 }
 
 static bool n3t_poly(const struct n3t_mono *m, unsigned int nr, const u64 *counts,
-		     unsigned int slots, n3t_s128 *out)
+		     unsigned int slots, __int128_t *out)
 {
-	n3t_s128 sum = 0;
+	__int128_t sum = 0;
 	unsigned int i, f, bits;
-	n3t_u128 v;
+	__uint128_t v;
 	u64 x;
 
 	for (i = 0; i < nr; i++) {
@@ -175,14 +172,14 @@ static bool n3t_poly(const struct n3t_mono *m, unsigned int nr, const u64 *count
 				return false;
 			v *= x;
 		}
-		sum += m[i].coef < 0 ? -(n3t_s128)v : (n3t_s128)v;
+		sum += m[i].coef < 0 ? -(__int128_t)v : (__int128_t)v;
 	}
 	*out = sum;
 	return true;
 }
 
 /* n / d and n % d; d != 0.  The quotient must be below 2^64. */
-static u64 n3t_divmod(n3t_u128 n, n3t_u128 d, n3t_u128 *rem)
+static u64 n3t_divmod(__uint128_t n, __uint128_t d, __uint128_t *rem)
 {
 	unsigned int shift;
 	u64 q = 0;
@@ -216,12 +213,12 @@ static u64 n3t_divmod(n3t_u128 n, n3t_u128 d, n3t_u128 *rem)
  * decimals (n3t_format()) rounds n / d itself correctly.  False when d is 0
  * or the result does not fit.
  */
-static bool n3t_quotient(n3t_s128 n, n3t_s128 d, s64 *res)
+static bool n3t_quotient(__int128_t n, __int128_t d, s64 *res)
 {
 	bool neg = (n < 0) != (d < 0);
-	n3t_u128 un = n < 0 ? -(n3t_u128)n : (n3t_u128)n;
-	n3t_u128 ud = d < 0 ? -(n3t_u128)d : (n3t_u128)d;
-	n3t_u128 r;
+	__uint128_t un = n < 0 ? -(__uint128_t)n : (__uint128_t)n;
+	__uint128_t ud = d < 0 ? -(__uint128_t)d : (__uint128_t)d;
+	__uint128_t r;
 	u64 q, frac = 0;
 	unsigned int i;
 
@@ -266,7 +263,7 @@ bool n3t_eval(const struct n3t_model *model, unsigned int metric, const u64 *cou
 {
 	const struct n3t_metric_desc *m = &model->metrics[metric];
 	DECLARE_BITMAP(need, N3T_MAX_EVENTS);
-	n3t_s128 num, den;
+	__int128_t num, den;
 
 	bitmap_zero(need, N3T_MAX_EVENTS);
 	n3t_metric_events(model, metric, need);

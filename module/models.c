@@ -4,7 +4,7 @@
  * descriptions; do not edit.  Each metric is num / den, two integer
  * polynomials over the event counts and the slot count (N3T_F_SLOTS).
  */
-#include "engine.h"
+#include "models.h"
 
 /* Neoverse N1 r4p1: neoverse-n1.json */
 static const struct n3t_event_desc n3t_neoverse_n1_events[] = {
