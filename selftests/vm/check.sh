@@ -94,10 +94,11 @@ fi
 
 step "initramfs"
 # the capacity x selection oracle of the sweep kselftest, from Arm's spec
-spec=${N3T_SPEC:-$top/../shared/reference/neoverse-n3.json}
+spec=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}/neoverse-n3.json
 rm -f "$out/fits.txt"
 if [ -r "$spec" ] && gcc -O2 -I"$top/module" -I"$top/tools/include" -I"$top/uapi" \
-	-o "$out/engine-tables" "$top/selftests/host/engine_test.c" "$top/module/engine.c"; then
+	-o "$out/engine-tables" "$top/selftests/host/engine_test.c" "$top/module/engine.c" \
+	"$top/module/models.c"; then
 	python3 "$top/selftests/host/fits.py" "$spec" "$out/engine-tables" > "$out/fits.txt"
 fi
 "$vmdir/mkinitramfs.sh" "$m612" "$out/initramfs-6.12.cpio.gz"

@@ -352,8 +352,12 @@ def load(path):
         m = spec['metrics'][name]
         if m['units'] not in UNITS:
             raise SystemExit(f'{base}: {name}: unknown unit {m["units"]!r}')
-        num, den = compile_formula(m['formula'], slots)
-        self_check(f'{base}/{name}', m['formula'], events, slots, num, den)
+        try:
+            num, den = compile_formula(m['formula'], slots)
+            self_check(f'{base}/{name}', m['formula'], events, slots, num, den)
+        except (ValueError, KeyError, TypeError, ZeroDivisionError, SyntaxError) as e:
+            raise SystemExit(f'{base}: {name}: bad formula {m["formula"]!r}: '
+                             f'{type(e).__name__}: {e}')
         for p in (num, den):
             for mono, c in p.items():
                 if len(mono) > MAX_DEGREE or abs(c) > MAX_COEF:
@@ -377,6 +381,18 @@ def load(path):
     defaults = DEFAULT_GROUPS if 'topdown_l1' in files else DEFAULT_NO_TOPDOWN + DEFAULT_GROUPS
     model['default'] = [i for i, f in enumerate(files) if f in defaults]
     return model
+
+
+def load_or_exit(path):
+    """load(), with a one-line message instead of a traceback on bad input."""
+    try:
+        return load(path)
+    except json.JSONDecodeError as e:
+        raise SystemExit(f'{path}: not valid JSON: {e}')
+    except KeyError as e:
+        raise SystemExit(f'{path}: missing or unknown name {e}')
+    except (OSError, ValueError, TypeError, AttributeError) as e:
+        raise SystemExit(f'{path}: {type(e).__name__}: {e}')
 
 
 def factor_code(f, index):
@@ -493,7 +509,7 @@ def emit_midr(models, out):
 def main():
     if len(sys.argv) < 4:
         raise SystemExit(__doc__)
-    models = [load(p) for p in sys.argv[3:]]
+    models = [load_or_exit(p) for p in sys.argv[3:]]
     # Same part: sorted by revision (engine.c picks the newest not above the CPU's).
     models.sort(key=lambda m: (m['part'], m['variant'], m['revision']))
     limits = dict(events=max(len(m['events']) for m in models),
