@@ -77,6 +77,12 @@ static int reserve = -1;
 module_param(reserve, int, 0444);
 MODULE_PARM_DESC(reserve, "PMU counters to leave to others (default -1: one for the perf hard-lockup detector when the kernel has it and the CPU PMU is used, else 0)");
 
+#ifdef N3T_TEST_HOOKS
+static char *test_models;
+module_param(test_models, charp, 0444);
+MODULE_PARM_DESC(test_models, "Test builds only: the table of each CPU in CPU order, comma separated, instead of the MIDR's (lets QEMU be heterogeneous)");
+#endif
+
 bool n3t_isolated;
 module_param_named(isolated, n3t_isolated, bool, 0444);
 MODULE_PARM_DESC(isolated, "Also collect on isolated CPUs (nohz_full, isolcpus); default: leave them alone");
@@ -111,12 +117,14 @@ static const struct n3t_midr_match n3t_midr_matches[] = {
 
 /**
  * struct n3t_cpu_id - what a CPU says about itself and its PMU
+ * @cpu: the CPU
  * @midr: MIDR_EL1
  * @pmceid: PMCEID0_EL0, PMCEID1_EL0
  * @pmu_total: PMCR_EL0.N programmable counters plus the cycle counter
  * @pmmir_slots: PMMIR_EL1.SLOTS (0: not implemented)
  */
 struct n3t_cpu_id {
+	unsigned int cpu;
 	u32 midr;
 	u64 pmceid[2];
 	unsigned int pmu_total;
@@ -129,6 +137,7 @@ static void n3t_read_id(void *info)
 	struct n3t_cpu_id *id = info;
 
 	memset(id, 0, sizeof(*id));
+	id->cpu = smp_processor_id();
 #ifdef CONFIG_ARM64
 	id->midr = read_cpuid_id();
 	id->pmceid[0] = read_sysreg(pmceid0_el0);
@@ -148,6 +157,29 @@ static const struct n3t_model *n3t_forced_model(void)
 	if (!strcmp(force, "1") || !strcmp(force, "y") || !strcmp(force, "Y"))
 		return n3t_model_by_name("neoverse-n3");
 	return n3t_model_by_name(force);
+}
+
+/* test_models=: the @cpu-th name of the list, if any. */
+static const struct n3t_model *n3t_test_model(unsigned int cpu)
+{
+#ifdef N3T_TEST_HOOKS
+	const char *p = test_models, *end;
+	unsigned int i;
+
+	for (i = 0; p && i < cpu; i++) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p || !*p)
+		return NULL;
+	end = strchrnul(p, ',');
+	for (i = 0; i < n3t_nr_models; i++)
+		if (strlen(n3t_models[i]->name) == end - p &&
+		    !strncmp(n3t_models[i]->name, p, end - p))
+			return n3t_models[i];
+#endif
+	return NULL;
 }
 
 static const struct n3t_model *n3t_match_model(u32 midr)
@@ -203,7 +235,8 @@ static void n3t_pmceid(const struct n3t_model *model, const u64 *id, unsigned lo
  */
 static struct n3t_domain *n3t_domain_of(const struct n3t_cpu_id *id, bool create)
 {
-	const struct n3t_model *model = n3t_forced_model() ?: n3t_match_model(id->midr);
+	const struct n3t_model *model = n3t_test_model(id->cpu) ?: n3t_forced_model() ?:
+					n3t_match_model(id->midr);
 	struct n3t_domain *d;
 	unsigned int i;
 
@@ -216,7 +249,7 @@ static struct n3t_domain *n3t_domain_of(const struct n3t_cpu_id *id, bool create
 		return NULL;
 	d = &n3t_cfg.dom[n3t_cfg.nr_dom++];
 	d->model = model;
-	d->forced = n3t_forced_model();
+	d->forced = n3t_test_model(id->cpu) || n3t_forced_model();
 	d->midr = id->midr;
 	d->slots = slots ?: id->pmmir_slots ?: model->slots;
 	bitmap_zero(d->usable, N3T_MAX_EVENTS);

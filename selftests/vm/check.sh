@@ -101,6 +101,9 @@ if [ -r "$spec" ] && gcc -O2 -I"$top/module" -I"$top/tools/include" -I"$top/uapi
 	"$top/module/models.c"; then
 	python3 "$top/selftests/host/fits.py" "$spec" "$out/engine-tables" > "$out/fits.txt"
 fi
+# each core's scripted counts and expected group files, from Arm's formulas
+rm -rf "$out/cores"
+python3 "$top/selftests/host/core_expect.py" "$(dirname "$spec")" "$out/cores"
 "$vmdir/mkinitramfs.sh" "$m612" "$out/initramfs-6.12.cpio.gz"
 
 qemu() {	# qemu KERNEL INITRD APPEND LOG TIMEOUT [extra]
