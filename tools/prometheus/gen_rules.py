@@ -303,6 +303,7 @@ def translate(model, slots, name, m):
     if set(evs) != set(m.get('events', evs)):
         raise ValueError(f'events {evs} differ from the listed {sorted(m["events"])}')
     rng = random.Random(f'{model}/{name}')
+    checked = 0
     for _ in range(20):
         env = {e: Fraction(rng.randint(1, 10**6)) for e in evs}
         env[''] = slots * env.get(CYCLES, 0)
@@ -312,21 +313,30 @@ def translate(model, slots, name, m):
             continue
         if evaluate(tree, env) != want:
             raise ValueError('translation disagrees with the formula')
+        checked += 1
+    if not checked:
+        raise ValueError('division by zero for every input')
     return tree
 
 
 def load(path):
-    with open(path) as f:
-        spec = json.load(f)
-    model = os.path.basename(path)[:-len('.json')]
-    slots = int(spec['product_configuration']['num_slots'])
-    metrics = {}
-    for name in sorted(spec['metrics']):
-        m = spec['metrics'][name]
-        try:
-            metrics[name] = (record_name(name, m['units']), translate(model, slots, name, m))
-        except (ValueError, ZeroDivisionError) as e:
-            raise SystemExit(f'{path}: {name}: {m["formula"]!r}: {e}')
+    try:
+        with open(path) as f:
+            spec = json.load(f)
+        model = os.path.basename(path)[:-len('.json')]
+        slots = int(spec['product_configuration']['num_slots'])
+        descs = spec['metrics']
+        metrics = {}
+        for name in sorted(descs):
+            m = descs[name]
+            try:
+                metrics[name] = (record_name(name, m['units']), translate(model, slots, name, m))
+            except (ValueError, ZeroDivisionError) as e:
+                raise SystemExit(f'{path}: {name}: {m["formula"]!r}: {e}')
+    except (OSError, ValueError) as e:
+        raise SystemExit(f'{path}: {e}')
+    except (KeyError, TypeError) as e:
+        raise SystemExit(f'{path}: missing or malformed {e}')
     return model, slots, metrics
 
 
