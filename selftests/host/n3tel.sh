@@ -176,7 +176,7 @@ def walk(o):
         for v in o:
             walk(v)
 walk(json.load(open(dash)))
-funcs = {'sum', 'avg', 'rate', 'by', 'label_values', 'instance', 'event', 'round'}
+funcs = {'sum', 'avg', 'rate', 'by', 'label_values', 'instance', 'event', 'model', 'round'}
 bad = []
 for e in exprs:
     e = re.sub(r'\[[^]]*\]', '', re.sub(r'\{[^}]*\}', '', re.sub(r'"[^"]*"', '', e)))
