@@ -44,10 +44,10 @@ triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -dumpmachine
 	echo '#!/bin/sh'
 	echo "# QEMU $ver from bookworm-backports, extracted by qemu-backports.sh"
 	if [ -n "$libs" ]; then
-		echo "LD_LIBRARY_PATH=$dir/root/usr/lib/$triplet:$dir/root/lib/$triplet\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+		echo "LD_LIBRARY_PATH='$dir/root/usr/lib/$triplet:$dir/root/lib/$triplet'\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 		echo 'export LD_LIBRARY_PATH'
 	fi
-	echo "exec $bin -L $dir/root/usr/share/qemu \"\$@\""
+	echo "exec '$bin' -L '$dir/root/usr/share/qemu' \"\$@\""
 } > "$dir/qemu-system-aarch64.tmp"
 chmod 755 "$dir/qemu-system-aarch64.tmp"
 if missing=$(LD_LIBRARY_PATH=${libs:+$dir/root/usr/lib/$triplet:$dir/root/lib/$triplet} \
