@@ -192,7 +192,8 @@ vm_detect() {
 
 step "MIDR detection without force= on QEMU's Neoverse CPU models (-smp 2)"
 bq_models=$(neoverse_models qemu-system-aarch64)
-echo "   $(qemu-system-aarch64 --version | head -1): $(echo $bq_models)"
+bq_list=${bq_models//$'\n'/ }
+echo "   $(qemu-system-aarch64 --version | head -1): $bq_list"
 for m in $bq_models; do
 	vm_detect "6.12-detect-$m" qemu-system-aarch64 "$m"
 done
@@ -204,10 +205,10 @@ if bpq=$("$vmdir/qemu-backports.sh" 2> "$out/qemu-backports.log" | tail -1) && [
 	for m in $extra; do
 		vm_detect "6.12-detect-backports-$m" "$bpq" "$m"
 	done
-	[ -n "$extra" ] || record SKIP "detect-backports: $bpv offers no Neoverse model beyond $(echo $bq_models)"
+	[ -n "$extra" ] || record SKIP "detect-backports: $bpv offers no Neoverse model beyond $bq_list"
 else
 	tail -5 "$out/qemu-backports.log"
-	record SKIP "detect-backports: bookworm-backports' QEMU unavailable (see $out/qemu-backports.log); detection tested on $(echo ${bq_models:-no model}) only"
+	record SKIP "detect-backports: bookworm-backports' QEMU unavailable (see $out/qemu-backports.log); detection tested on ${bq_list:-no model} only"
 fi
 
 step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug"
