@@ -138,11 +138,27 @@ noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int code)
 }
 ALLOW_ERROR_INJECTION(n3t_create, ERRNO);
 
-static unsigned long n3t_slice_jiffies(const struct n3t_cpu *pc)
+/*
+ * Slices end on a schedule of absolute deadlines: slice k of an interval
+ * that started at pc->epoch ends at epoch + (k + 1) * interval / nr_sets
+ * (in jiffies), so the time the sampler itself takes, or a late timer, does
+ * not stretch the interval: it lasts the interval, within a jiffy.  A CPU
+ * whose deferrable timer slept through more than a whole interval (idle)
+ * starts a new schedule instead of catching up with slices of no length.
+ * Return: the delay until the current slice's deadline, at least a jiffy.
+ */
+static unsigned long n3t_slice_delay(struct n3t_cpu *pc)
 {
-	unsigned int ms = n3t_cfg.interval_ms / pc->nr_sets;
+	unsigned long ivl = max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms),
+				  pc->nr_sets);
+	unsigned long now = jiffies, end;
 
-	return max_t(unsigned long, msecs_to_jiffies(ms), 1);
+	end = pc->epoch + (pc->active + 1) * ivl / pc->nr_sets;
+	if (time_after(now, end + ivl)) {
+		pc->epoch = now - pc->active * ivl / pc->nr_sets;
+		end = pc->epoch + (pc->active + 1) * ivl / pc->nr_sets;
+	}
+	return time_after(end, now) ? end - now : 1;
 }
 
 /*
@@ -346,13 +362,15 @@ static void n3t_slice_work(struct work_struct *work)
 	n3t_test_delay(N3T_HOOK_SWITCH);
 	if (++pc->active == pc->nr_sets) {
 		pc->active = 0;
+		pc->epoch += max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms),
+				   pc->nr_sets);
 		n3t_end_interval(pc, ktime_get_ns());
 	}
 	n3t_enable_set(pc);
 	if (!pc->active)
 		n3t_start_look(pc);
 	if (!READ_ONCE(n3t_manual))
-		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_jiffies(pc));
+		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_delay(pc));
 
 	cost = local_clock() - t0;
 	pc->slices++;
@@ -525,7 +543,6 @@ static int n3t_cpu_online(unsigned int cpu)
 		n3t_cpu_left_out(cpu, N3T_CPU_UNSUPPORTED, -ENODEV);
 		return 0;
 	}
-	cpumask_set_cpu(cpu, &d->cpus);
 	if (!n3t_cpu_wanted(cpu)) {
 		WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_ISOLATED);
 		return 0;
@@ -551,12 +568,13 @@ static int n3t_cpu_online(unsigned int cpu)
 		return 0;
 	}
 	pc->interval_start = ktime_get_ns();
+	pc->epoch = jiffies;
 	rcu_assign_pointer(per_cpu(n3t_pcpu, cpu), pc);
 	WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_COLLECTING);
 	n3t_enable_set(pc);
 	n3t_start_look(pc);
 	if (!READ_ONCE(n3t_manual))
-		queue_delayed_work_on(cpu, n3t_wq, &pc->work, n3t_slice_jiffies(pc));
+		queue_delayed_work_on(cpu, n3t_wq, &pc->work, n3t_slice_delay(pc));
 	return 0;
 }
 
@@ -780,13 +798,12 @@ out:
 	return ret;
 }
 
-static unsigned int n3t_total_counters(void)
+static void n3t_counters_now(unsigned int *n)
 {
-	unsigned int d, n = 0;
+	unsigned int d;
 
 	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		n += n3t_cfg.dom[d].capacity + n3t_cfg.dom[d].cycle_counter;
-	return n;
+		n[d] = n3t_cfg.dom[d].capacity + n3t_cfg.dom[d].cycle_counter;
 }
 
 /*
@@ -799,8 +816,8 @@ static unsigned int n3t_total_counters(void)
 static void n3t_repack_fn(struct work_struct *work)
 {
 	struct n3t_plan *plans[N3T_MAX_DOMAINS] = {};
-	unsigned int before_total, total, d;
-	bool up;
+	unsigned int before[N3T_MAX_DOMAINS], after[N3T_MAX_DOMAINS], d;
+	bool up, more = false, fewer = false;
 	int ret;
 
 	n3t_test_delay(N3T_HOOK_REPACK);
@@ -816,24 +833,31 @@ static void n3t_repack_fn(struct work_struct *work)
 	if (up ? READ_ONCE(n3t_repack_up_gen) != n3t_gen || !n3t_any_reduced() :
 		 READ_ONCE(n3t_repack_off) || READ_ONCE(n3t_repack_gen) != n3t_gen)
 		goto out;
-	before_total = n3t_total_counters();
+	n3t_counters_now(before);
 	/* looks of the CPUs not yet restarted wait while this runs */
 	if (up)
 		WRITE_ONCE(n3t_look_after, jiffies +
 			   msecs_to_jiffies(n3t_look_backoff * n3t_cfg.interval_ms));
 	ret = __n3t_reconfigure(NULL, N3T_KEEP, plans);
 	memset(plans, 0, sizeof(plans));
-	total = n3t_total_counters();
-	if (!ret && total > before_total) {
-		n3t_cfg.repacks_up++;
-		n3t_look_backoff = N3T_LOOK_BACKOFF;
-		WRITE_ONCE(n3t_look_after, jiffies);
-		pr_info("counters free again: re-packed for %u counters (was %u), %u sets\n",
-			total, before_total, n3t_cfg.dom[0].plan->nr_sets);
-	} else if (!ret && total < before_total) {
-		n3t_cfg.repacks_down++;
-		pr_info("a set kept failing to get counters: re-packed for %u counters (was %u), %u sets\n",
-			total, before_total, n3t_cfg.dom[0].plan->nr_sets);
+	n3t_counters_now(after);
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		if (after[d] != before[d])
+			pr_info("%s: re-packed for %u counters (was %u), %u sets\n",
+				n3t_cfg.dom[d].model->name, after[d], before[d],
+				n3t_cfg.dom[d].plan->nr_sets);
+		more |= after[d] > before[d];
+		fewer |= after[d] < before[d];
+	}
+	if (!ret && (more || fewer)) {
+		mutex_lock(&n3t_cfg.lock);
+		n3t_cfg.repacks_up += more;
+		n3t_cfg.repacks_down += fewer;
+		mutex_unlock(&n3t_cfg.lock);
+		if (more) {
+			n3t_look_backoff = N3T_LOOK_BACKOFF;
+			WRITE_ONCE(n3t_look_after, jiffies);
+		}
 	} else if (up) {
 		/* the look saw counters the probe did not get: look less often */
 		n3t_look_backoff = min(n3t_look_backoff * 2, N3T_LOOK_BACKOFF_MAX);
@@ -841,8 +865,7 @@ static void n3t_repack_fn(struct work_struct *work)
 		/* not a capacity problem, or nothing fits: do not restart again and again */
 		WRITE_ONCE(n3t_repack_off, true);
 		if (!ret)
-			pr_warn("a set keeps failing to get counters although %u are free; not re-packing again until reconfigured\n",
-				before_total);
+			pr_warn("a set keeps failing to get counters although its counters are free; not re-packing again until reconfigured\n");
 	}
 out:
 	mutex_unlock(&n3t_cfg.reconf);
@@ -994,7 +1017,10 @@ static int n3t_probe_capacity(void)
 	}
 	cpus_read_unlock();
 	for (d = 0; !ret && d < n3t_cfg.nr_dom; d++) {
-		if (any[d])
+		/* capacity 0 means "never probed": a probed core has a counter */
+		if (any[d] && !cap[d])
+			ret = -EBUSY;
+		else if (any[d])
 			ret = n3t_leave_reserved(&n3t_cfg.dom[d], &cap[d], &cycle[d]);
 		some |= any[d];
 	}
@@ -1002,12 +1028,14 @@ static int n3t_probe_capacity(void)
 		ret = -ENODEV;
 	if (ret)
 		return ret;
+	mutex_lock(&n3t_cfg.lock);
 	for (d = 0; d < n3t_cfg.nr_dom; d++) {
 		if (!any[d])
 			continue;
 		n3t_cfg.dom[d].cycle_counter = cycle[d];
 		n3t_cfg.dom[d].capacity = cap[d];
 	}
+	mutex_unlock(&n3t_cfg.lock);
 	return 0;
 }
 
@@ -1160,16 +1188,17 @@ int n3t_collect_init(void)
 	unsigned int d, cpu;
 	int ret;
 
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+	cpus_read_lock();	/* the CPU the events are tried on stays online */
+	for (d = 0, ret = 0; !ret && d < n3t_cfg.nr_dom; d++) {
 		struct n3t_domain *dom = &n3t_cfg.dom[d];
 
 		cpu = cpumask_first_and(&dom->cpus, cpu_online_mask);
-		if (cpu >= nr_cpu_ids)
-			continue;
-		ret = n3t_check_events(dom, cpu);
-		if (ret)
-			return ret;
+		if (cpu < nr_cpu_ids)
+			ret = n3t_check_events(dom, cpu);
 	}
+	cpus_read_unlock();
+	if (ret)
+		return ret;
 
 	ret = n3t_probe_capacity();
 	if (ret == -EBUSY)

@@ -140,6 +140,9 @@ static void n3t_read_id(void *info)
 	id->cpu = smp_processor_id();
 #ifdef CONFIG_ARM64
 	id->midr = read_cpuid_id();
+	/* the PMU registers exist only with PMUv3 (not in every VM) */
+	if (!pmuv3_implemented(read_pmuver()))
+		return;
 	id->pmceid[0] = read_sysreg(pmceid0_el0);
 	id->pmceid[1] = read_sysreg(pmceid1_el0);
 	id->pmu_total = FIELD_GET(ARMV8_PMU_PMCR_N, read_sysreg(pmcr_el0)) + 1;
@@ -149,13 +152,15 @@ static void n3t_read_id(void *info)
 #endif
 }
 
+/* force=: a table name, or a boolean (true means neoverse-n3, as before) */
 static const struct n3t_model *n3t_forced_model(void)
 {
-	if (!force || !*force || !strcmp(force, "0") || !strcmp(force, "n") ||
-	    !strcmp(force, "N"))
+	bool on;
+
+	if (!force || !*force)
 		return NULL;
-	if (!strcmp(force, "1") || !strcmp(force, "y") || !strcmp(force, "Y"))
-		return n3t_model_by_name("neoverse-n3");
+	if (!kstrtobool(force, &on))
+		return on ? n3t_model_by_name("neoverse-n3") : NULL;
 	return n3t_model_by_name(force);
 }
 
@@ -270,27 +275,34 @@ static struct n3t_domain *n3t_domain_of(const struct n3t_cpu_id *id, bool create
 }
 
 /**
- * n3t_cpu_identify() - the domain of the calling CPU, for the online callback
+ * n3t_cpu_identify() - the domain of the calling CPU, for online callbacks
+ *
+ * Runs on the CPU coming online; adds it to its domain's CPUs, so that
+ * whichever online callback runs first (collection, sysfs) finds it there.
  * Return: its domain, or NULL.
  */
 struct n3t_domain *n3t_cpu_identify(void)
 {
+	struct n3t_domain *d;
 	struct n3t_cpu_id id;
 
 	n3t_read_id(&id);
-	return n3t_domain_of(&id, false);
+	d = n3t_domain_of(&id, false);
+	if (d)
+		cpumask_set_cpu(id.cpu, &d->cpus);
+	return d;
 }
 
 static int n3t_detect(void)
 {
+	bool off;
 	struct n3t_domain *d;
 	struct n3t_cpu_id id;
 	unsigned int cpu, unknown = 0;
 	u32 unknown_midr = 0;
 	int ret = 0;
 
-	if (force && *force && !n3t_forced_model() && strcmp(force, "0") &&
-	    strcmp(force, "n") && strcmp(force, "N")) {
+	if (force && *force && !n3t_forced_model() && kstrtobool(force, &off)) {
 		pr_err("force=%s: no such table (see the user guide for the list)\n", force);
 		return -EINVAL;
 	}
@@ -422,6 +434,7 @@ static int __init n3t_init(void)
 			ret = -ENOMEM;
 			goto err_plan;
 		}
+		n3t_cfg.dom[d].plan->model = n3t_cfg.dom[d].model;
 	}
 	ret = n3t_parse_selection(groups, strlen(groups), sel);
 	if (ret) {

@@ -100,6 +100,7 @@ struct n3t_cpu_set {
  * @work: the slice timer, bound to @cpu, deferrable
  * @active: index of the set counting now
  * @interval_start: ktime_get_ns() at the start of the current interval
+ * @epoch: jiffies at the start of the current interval's slice schedule
  * @seq: interval sequence number
  * @starved_intervals: consecutive intervals with a set that never counted
  * @gen: the collection start that created it
@@ -141,6 +142,7 @@ struct n3t_cpu {
 	struct delayed_work work;
 	unsigned int active;
 	u64 interval_start;
+	unsigned long epoch;
 	u64 seq;
 	unsigned int starved_intervals;
 	unsigned int gen;

@@ -146,7 +146,7 @@ static int n3t_snapshot_take(struct n3t_snap_file *sf)
 	mutex_lock(&n3t_cfg.lock);
 	names = n3t_snapshot_names(snap + sizeof(*h), names_size);
 	if (names >= names_size)
-		names = names_size - 1;	/* cannot happen: groups only shrink it */
+		names = names_size - 1;	/* cannot happen: a wider group mask needs < 32 */
 	for_each_online_cpu(cpu) {
 		const struct n3t_domain *dom = n3t_cpu_domain(cpu);
 

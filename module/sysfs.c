@@ -372,6 +372,7 @@ static struct n3t_dir *n3t_dir_add(int cpu)
 /* Never fails: a CPU must come online even if its directory cannot. */
 static int n3t_sysfs_online(unsigned int cpu)
 {
+	n3t_cpu_identify();	/* its group files depend on its core */
 	n3t_cpu_dirs[cpu] = n3t_dir_add(cpu);
 	if (!n3t_cpu_dirs[cpu])
 		pr_warn_ratelimited("cpu%u: could not create its directory; the CPU is online regardless\n",
