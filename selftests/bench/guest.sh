@@ -15,7 +15,8 @@ N3T=/sys/kernel/n3telemetry
 DBG=/sys/kernel/debug/n3telemetry
 KO=/lib/n3t/n3telemetry.ko
 
-configs=idle,mod-default secs=10 settle=3 reps=2 reads=0
+configs=idle,mod-default secs=5 settle=1.5 reps=2 reads=0
+# shellcheck disable=SC2013
 for a in $(cat /proc/cmdline); do
 	case "$a" in
 	n3t.configs=*) configs=${a#n3t.configs=} ;;
@@ -38,6 +39,7 @@ MODARGS="force=1 ${pmu:+pmu_type=$pmu}"
 echo "BENCH info kernel $(uname -r) cpus $ncpu pmu_type ${pmu:-none} secs $secs settle $settle reps $reps"
 ifconfig lo 127.0.0.1 up 2>/dev/null
 
+# shellcheck disable=SC2086
 mod_load() { insmod $KO $MODARGS "$@"; }
 mod_unload() { rmmod n3telemetry; }
 
@@ -89,18 +91,19 @@ start() {	# start CONFIG
 	esac
 }
 
+# SIGTERM: background jobs of a non-interactive shell ignore SIGINT
 stop() {	# stop CONFIG
 	case "$1" in
 	mod-*) mod_unload ;;
 	esac
-	for p in $bgpids; do kill -INT "$p" 2>/dev/null; done
+	for p in $bgpids; do kill -TERM "$p" 2>/dev/null; done
 	for p in $bgpids; do wait "$p" 2>/dev/null; done
 	bgpids=
 }
 
 # per CPU: seq end_ns (status) and slices cost_ns (debugfs cost)
 modstate() {
-	for d in $N3T/cpu[0-9]*; do
+	for d in "$N3T"/cpu[0-9]*; do
 		c=${d##*/cpu}
 		awk -v c="$c" '$1 == "seq" { s = $2 } $1 == "end_ns" { e = $2 }
 			END { print "ivl", c, s, e }' "$d/status"
@@ -113,33 +116,38 @@ run() {	# run CONFIG REP
 	# one scrape in the window, whatever its phase
 	[ "$cfg" = ne-15s ] && [ "$w" -lt 15 ] && w=15
 	start "$cfg" || return
-	sleep "$settle"
+	# settle with the busy loops running: the module's slice timers are
+	# deferrable and would wait for an idle CPU's next wakeup
+	t=$(spin now)
+	spin $((t + 100000000)) "$settle" > /dev/null
 	nsets=0
 	[ -r $N3T/sets ] && nsets=$(grep -c . $N3T/sets) && modstate > /tmp/m0
 	t=$(spin now)
 	spin $((t + 200000000)) "$w" > /tmp/spin || echo "BENCH error spin failed"
-	[ -r $N3T/sets ] && modstate > /tmp/m1
+	if [ "$nsets" != 0 ]; then
+		modstate > /tmp/m1
+		echo "BENCH sets $cfg $rep $nsets $(cat $N3T/interval_ms)"
+		# per CPU, before and after: intervals (seq, end_ns), sampler (slices, ns)
+		awk -v p="BENCH mod $cfg $rep" 'NR == FNR { a[$1 " " $2] = $3 " " $4; next }
+			{ print p, $1, $2, a[$1 " " $2], $3, $4 }' /tmp/m0 /tmp/m1
+	fi
 	stop "$cfg"
 	sed "s/^/BENCH spin $cfg $rep /" /tmp/spin
-	if [ "$nsets" != 0 ]; then
-		echo "BENCH sets $cfg $rep $nsets $(cat $N3T/interval_ms 2>/dev/null || echo 0)"
-		# per CPU deltas: intervals and their time; sampler slices and time
-		awk -v p="BENCH mod $cfg $rep" 'NR == FNR { a[$1 " " $2] = $3 " " $4; next }
-			{ split(a[$1 " " $2], o, " "); print p, $1, $2, $3 - o[1], $4 - o[2] }' \
-			/tmp/m0 /tmp/m1
-	fi
 }
 
 # reading every metric of every CPU: guest ns (= instructions) per read
 reads() {
 	mod_load groups=all
 	sleep 3
-	files=$(ls -d $N3T/system/* $N3T/cpu[0-9]*/* | grep -v '/status$' | tr '\n' ' ')
+	files=
+	for f in "$N3T"/system/* "$N3T"/cpu[0-9]*/*; do
+		case $f in */status|*/events) ;; *) files="$files $f" ;; esac
+	done
+	# shellcheck disable=SC2086
 	for what in base text snapshot export-prometheus export-json; do
 		for i in 1 2 3; do
 			case $what in
 			base) ns=$(spin time cat /dev/null) ;;
-			# shellcheck disable=SC2086
 			text) ns=$(spin time cat $files) ;;
 			snapshot) ns=$(spin time cat /dev/n3telemetry) ;;
 			export-prometheus) ns=$(spin time n3tel export --format prometheus) ;;
@@ -155,7 +163,7 @@ rep=1
 while [ $rep -le "$reps" ]; do
 	for cfg in $(echo "$configs" | tr , ' '); do
 		echo "BENCH info start $cfg $rep $(cut -d' ' -f1 /proc/uptime)"
-		run "$cfg" $rep
+		run "$cfg" "$rep"
 	done
 	rep=$((rep + 1))
 done

@@ -1,9 +1,42 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""make bench: turn the VM's "BENCH ..." console lines into the cost table."""
+"""make bench: turn the VM's "BENCH ..." console lines into the cost table.
+
+Work lost: the busy loops (one per CPU, two instructions per iteration) run
+fewer iterations per guest second than with nothing loaded; the difference,
+in instructions, divided by the number of CPUs.  Under -icount shift=0 a
+guest nanosecond is one instruction, so the figures are instruction counts.
+
+  table.py --events module/engine.c     NAME 0xCODE of the module's events
+  table.py [--kernel K] LOG...          the table
+  table.py --smoke LOG                  the table, and fail unless complete
+"""
 import argparse
 import re
 import sys
+from collections import defaultdict
+
+INS_PER_ITER = 2
+ORDER = ['idle', 'mod-default', 'mod-all', 'mod-100ms', 'mod-1set',
+         'perf-grouped', 'perf-flat', 'perf-all-grouped', 'perf-all-flat',
+         'ne-15s', 'ne-1s']
+DESC = {
+    'idle': 'nothing loaded',
+    'mod-default': 'module, default groups, 1 s',
+    'mod-all': 'module, all groups, 1 s',
+    'mod-100ms': 'module, default groups, 100 ms',
+    'mod-1set': 'module, topdown_l1 only, 1 s',
+    'perf-grouped': 'perf stat -a -I 1000, default sets as groups',
+    'perf-flat': 'perf stat -a -I 1000, default events flat',
+    'perf-all-grouped': 'perf stat -a -I 1000, all sets as groups',
+    'perf-all-flat': 'perf stat -a -I 1000, all events flat',
+    'ne-15s': 'node_exporter perf collector, scraped every 15 s',
+    'ne-1s': 'node_exporter perf collector, scraped every 1 s',
+}
+TARGET_RATIO = 20
+TARGET_SLICE = 25000
+TARGET_DRIFT = 0.02
+TARGET_FLAT = 0.10
 
 
 def events(engine_c):
@@ -17,8 +50,249 @@ def events(engine_c):
         print(name, code)
 
 
+class Boot:
+    """One VM boot: its runs, per configuration and repetition."""
+
+    def __init__(self, path):
+        self.path = path
+        self.cpus = 0
+        self.errors = []
+        self.spin = defaultdict(dict)      # (cfg, rep) -> cpu -> rate
+        self.sets = {}                     # (cfg, rep) -> (nsets, interval_ms)
+        self.ivl = defaultdict(dict)       # (cfg, rep) -> cpu -> (dseq, dns)
+        self.cost = defaultdict(dict)      # (cfg, rep) -> cpu -> (dslices, dns)
+        self.reads = defaultdict(list)     # what -> [ns]
+        self.complete = False
+        with open(path, errors='replace') as f:
+            for ln in f:
+                i = ln.find('BENCH ')
+                if i < 0:
+                    continue
+                self.line(ln[i:].split())
+
+    def line(self, w):
+        k = w[1]
+        if k == 'info' and w[2] == 'kernel':
+            self.kernel = w[3]
+            self.cpus = int(w[5])
+        elif k == 'error':
+            self.errors.append(' '.join(w[2:]))
+        elif k == 'end':
+            self.complete = True
+        elif k == 'spin':      # spin CFG REP cpu N iters I ns T
+            cfg, rep, cpu, it, ns = w[2], int(w[3]), int(w[5]), int(w[7]), int(w[9])
+            self.spin[(cfg, rep)][cpu] = it / ns * 1e9
+        elif k == 'sets':      # sets CFG REP NSETS INTERVAL_MS
+            self.sets[(w[2], int(w[3]))] = (int(w[4]), int(w[5]))
+        elif k == 'mod':       # mod CFG REP ivl|cost CPU a0 b0 a1 b1
+            cfg, rep, kind, cpu = w[2], int(w[3]), w[4], int(w[5])
+            try:
+                a0, b0, a1, b1 = (int(x) for x in w[6:10])
+            except ValueError:
+                return
+            if kind == 'ivl' and a0 > 0 and a1 > a0:
+                self.ivl[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
+            elif kind == 'cost' and a1 > a0:
+                self.cost[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
+        elif k == 'read':      # read WHAT I NS
+            self.reads[w[2]].append(int(w[4]))
+
+    def configs(self):
+        seen = {c for c, _ in self.spin}
+        return [c for c in ORDER if c in seen] + sorted(seen - set(ORDER))
+
+    def reps(self, cfg):
+        return sorted(r for c, r in self.spin if c == cfg)
+
+    def total_rate(self, cfg, rep):
+        """busy-loop instructions per guest second, all CPUs"""
+        r = self.spin[(cfg, rep)]
+        if len(r) != self.cpus:
+            return None
+        return sum(r.values()) * INS_PER_ITER
+
+    def base(self):
+        v = [self.total_rate('idle', r) for r in self.reps('idle')]
+        v = [x for x in v if x]
+        return sum(v) / len(v) if v else None
+
+    def run(self, cfg, rep):
+        """figures of one run, per CPU"""
+        base, rate = self.base(), self.total_rate(cfg, rep)
+        out = {}
+        if base is None or rate is None:
+            return out
+        out['lost'] = (base - rate) / self.cpus
+        if (cfg, rep) in self.sets:
+            nsets, ms = self.sets[(cfg, rep)]
+            out['nominal'] = nsets * 1000.0 / ms if ms else None
+            iv = self.ivl[(cfg, rep)]
+            if iv and sum(n for _, n in iv.values()):
+                # intervals per second on each CPU, averaged over CPUs
+                per = [s / n * 1e9 for s, n in iv.values() if n]
+                out['slices'] = nsets * sum(per) / len(per)
+                out['ins_slice'] = out['lost'] / out['slices']
+            co = self.cost[(cfg, rep)]
+            if co:
+                out['sampler'] = sum(n for _, n in co.values()) / sum(s for s, _ in co.values())
+        return out
+
+
+def fmt(v, unit=''):
+    if v is None:
+        return '-'
+    a = abs(v)
+    if a >= 1e6:
+        return f'{v / 1e6:.2f}M{unit}'
+    if a >= 1e4:
+        return f'{v / 1e3:.0f}k{unit}'
+    if a >= 1e3:
+        return f'{v / 1e3:.1f}k{unit}'
+    return f'{v:.0f}{unit}'
+
+
+def stats(vals):
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return None, None
+    return sum(vals) / len(vals), max(vals) - min(vals)
+
+
+def num(v, spec):
+    return '-' if v is None else format(v, spec)
+
+
+def cost_table(b, out):
+    """the per-configuration table of one boot; returns {cfg: mean figures}"""
+    means = {}
+    for cfg in b.configs():
+        runs = [b.run(cfg, r) for r in b.reps(cfg)]
+        m = {'n': len(runs)}
+        for key in ('lost', 'slices', 'nominal', 'ins_slice', 'sampler'):
+            m[key], m[key + '_spread'] = stats([r.get(key) for r in runs])
+        means[cfg] = m
+    mod = means.get('mod-default', {}).get('lost')
+    runs = min((m['n'] for m in means.values()), default=0)
+    out.append(f'{b.cpus} vCPU: work lost per CPU per guest second (instructions), '
+               f'mean of {runs} runs and spread (max-min)')
+    out.append(f'  {"configuration":47} {"lost/s":>7} {"spread":>7} {"x mod":>6} '
+               f'{"slices/s":>8} {"nominal":>7} {"ins/slice":>9} {"sampler":>8}')
+    for cfg, m in means.items():
+        ratio = None
+        if cfg != 'idle' and mod and mod > 0 and m['lost'] is not None:
+            ratio = m['lost'] / mod
+        lost = 'base' if cfg == 'idle' else fmt(m['lost'])
+        out.append(f'  {DESC.get(cfg, cfg):47} {lost:>7} {fmt(m["lost_spread"]):>7} '
+                   f'{num(ratio, ".1f"):>6} {num(m["slices"], ".2f"):>8} '
+                   f'{num(m["nominal"], ".2f"):>7} {fmt(m["ins_slice"]):>9} '
+                   f'{fmt(m["sampler"]):>8}')
+    return means
+
+
+def read_table(b, out):
+    base = min(b.reads.get('base', [0]) or [0])
+    out.append(f'{b.cpus} vCPU, all groups: one read of every metric of every CPU '
+               f'(guest instructions, least of 3, less {fmt(base)} for starting a program)')
+    for what, label in (('text', 'text files (cat of every file)'),
+                        ('snapshot', 'snapshot (/dev/n3telemetry)'),
+                        ('export-prometheus', 'n3tel export --format prometheus'),
+                        ('export-json', 'n3tel export --format json')):
+        v = b.reads.get(what)
+        if v:
+            ins = min(v) - base
+            out.append(f'  {label:40} {fmt(ins):>8}  {fmt(ins / b.cpus):>7} per CPU')
+
+
+def check_target(out, name, ok, detail):
+    word = 'unknown' if ok is None else ('met' if ok else 'NOT met')
+    out.append(f'  {word:8} {name}: {detail}')
+
+
+def report(boots, kernel):
+    out = [f'make bench, {kernel}, qemu-system-aarch64 -M virt,gic-version=3 -cpu max '
+           f'-icount shift=0,sleep=off', '']
+    cost = {}
+    for b in sorted(boots, key=lambda b: (b.scale, b.cpus)):
+        if not b.scale:
+            cost[b.cpus] = cost_table(b, out)
+            out.append('')
+    scale = {}
+    for b in sorted(boots, key=lambda b: b.cpus):
+        if b.scale:
+            scale[b.cpus] = cost_table(b, []).get('mod-default', {})
+    if scale:
+        out.append('Module default, per slice switch, by vCPUs (short runs):')
+        out.append(f'  {"vCPUs":>5} {"ins/slice":>9} {"spread":>7} {"sampler":>8} {"slices/s":>8}')
+        for n, m in sorted(scale.items()):
+            out.append(f'  {n:>5} {fmt(m.get("ins_slice")):>9} '
+                       f'{fmt(m.get("ins_slice_spread")):>7} {fmt(m.get("sampler")):>8} '
+                       f'{num(m.get("slices"), ".2f"):>8}')
+        out.append('')
+    for b in sorted(boots, key=lambda b: b.cpus):
+        if b.reads:
+            read_table(b, out)
+            out.append('')
+
+    out.append('Targets (1 vCPU unless said):')
+    one = cost.get(1, {})
+    mod = one.get('mod-default', {})
+    pg = one.get('perf-grouped', {}).get('lost')
+    ml = mod.get('lost')
+    r = pg / ml if pg and ml and ml > 0 else None
+    check_target(out, f'module default >= {TARGET_RATIO}x cheaper than perf stat grouped',
+                 None if r is None else r >= TARGET_RATIO, f'{num(r, ".1f")}x')
+    ne = one.get('ne-15s', {}).get('lost')
+    check_target(out, 'module default no dearer than node_exporter at 15 s scrape',
+                 None if ne is None or ml is None else ml <= ne,
+                 f'{fmt(ml)} vs {fmt(ne)} per CPU per s')
+    ins = mod.get('ins_slice')
+    check_target(out, f'<= {TARGET_SLICE} guest instructions per slice switch',
+                 None if ins is None else ins <= TARGET_SLICE,
+                 f'{fmt(ins)} (lost work per slice; {fmt(mod.get("sampler"))} inside the sampler)')
+    sl, nom = mod.get('slices'), mod.get('nominal')
+    d = sl / nom - 1 if sl and nom else None
+    check_target(out, f'slices/s within {TARGET_DRIFT:.0%} of nominal',
+                 None if d is None else abs(d) <= TARGET_DRIFT,
+                 f'{num(sl, ".2f")} of {num(nom, ".2f")} ({num(None if d is None else d * 100, "+.1f")}%)')
+    per = {n: m.get('ins_slice') for n, m in scale.items() if m.get('ins_slice')}
+    if len(per) >= 2 and min(per) in per:
+        ref = per[min(per)]
+        dev = max(abs(v / ref - 1) for v in per.values())
+        check_target(out, f'instructions per slice flat +-{TARGET_FLAT:.0%} from '
+                     f'{min(per)} to {max(per)} vCPUs', dev <= TARGET_FLAT,
+                     ', '.join(f'{n}: {fmt(v)}' for n, v in sorted(per.items())) +
+                     f' (max deviation {dev:.0%})')
+    else:
+        check_target(out, 'instructions per slice flat', None, 'no scaling runs')
+    return out
+
+
+def smoke(boots):
+    """complete and sane, not fast: every run present, numbers in range"""
+    bad = []
+    for b in boots:
+        if not b.complete:
+            bad.append(f'{b.path}: no "BENCH end"')
+        bad += [f'{b.path}: {e}' for e in b.errors]
+        if b.base() is None or not 0.5e9 < b.base() / b.cpus * b.cpus <= 1.01e9:
+            bad.append(f'{b.path}: busy-loop rate {b.base()} out of range')
+        for cfg in ('idle', 'mod-default'):
+            if len(b.reps(cfg)) < 2:
+                bad.append(f'{b.path}: fewer than 2 runs of {cfg}')
+        m = [b.run('mod-default', r) for r in b.reps('mod-default')]
+        for r in m:
+            if not 0 < r.get('lost', -1) < 1e8:
+                bad.append(f'{b.path}: module lost work {r.get("lost")} out of range')
+            if not 1 < (r.get('slices') or 0) < 20:
+                bad.append(f'{b.path}: slices/s {r.get("slices")} out of range')
+            if not 1e3 < (r.get('sampler') or 0) < 1e7:
+                bad.append(f'{b.path}: sampler ns/slice {r.get("sampler")} out of range')
+    return bad
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--events', metavar='ENGINE_C')
     ap.add_argument('--smoke', action='store_true')
     ap.add_argument('--kernel', default='')
@@ -27,6 +301,19 @@ def main():
     if a.events:
         events(a.events)
         return 0
+    boots = []
+    for p in a.logs:
+        b = Boot(p)
+        b.scale = 'scale-' in p.rsplit('/', 1)[-1]
+        boots.append(b)
+    kernel = a.kernel or f'kernel {getattr(boots[0], "kernel", "?")}' if boots else a.kernel
+    print('\n'.join(report(boots, kernel)))
+    if a.smoke:
+        bad = smoke(boots)
+        for x in bad:
+            print('smoke:', x)
+        print('smoke: table complete' if not bad else 'smoke: FAILED')
+        return 1 if bad else 0
     return 0
 
 
