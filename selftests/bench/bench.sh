@@ -101,6 +101,8 @@ for n in ${N3T_BENCH_SCALE:-1 4 16 64}; do
 	case $n in 4|64) r=1 ;; esac
 	specs+=("scale-$n $n n3t.configs=idle,mod-default n3t.secs=3 n3t.settle=1.5 n3t.reps=2 n3t.reads=$r")
 done
+# where the sampler's instructions go: function graph below n3t_slice_work
+specs+=("profile 1 n3t.configs= n3t.settle=1.5 n3t.profile=1")
 logs=() pids=() fail=0
 for s in "${specs[@]}"; do
 	read -r tag n args <<< "$s"

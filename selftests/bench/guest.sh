@@ -6,7 +6,7 @@
 # "BENCH ..." line; selftests/bench/table.py turns them into the table.
 #
 # Kernel command line: n3t.configs=a,b,... n3t.secs=S n3t.settle=S
-# n3t.reps=N n3t.reads=0|1.  Configurations: idle mod-default mod-all
+# n3t.reps=N n3t.reads=0|1 n3t.profile=0|1.  Configurations: idle mod-default mod-all
 # mod-100ms mod-1set perf-grouped perf-flat perf-all-grouped perf-all-flat
 # ne-15s ne-1s.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -15,7 +15,7 @@ N3T=/sys/kernel/n3telemetry
 DBG=/sys/kernel/debug/n3telemetry
 KO=/lib/n3t/n3telemetry.ko
 
-configs=idle,mod-default secs=5 settle=1.5 reps=2 reads=0
+configs=idle,mod-default secs=5 settle=1.5 reps=2 reads=0 profile=0
 # shellcheck disable=SC2013
 for a in $(cat /proc/cmdline); do
 	case "$a" in
@@ -24,6 +24,7 @@ for a in $(cat /proc/cmdline); do
 	n3t.settle=*) settle=${a#n3t.settle=} ;;
 	n3t.reps=*) reps=${a#n3t.reps=} ;;
 	n3t.reads=*) reads=${a#n3t.reads=} ;;
+	n3t.profile=*) profile=${a#n3t.profile=} ;;
 	esac
 done
 ncpu=$(nproc)
@@ -133,6 +134,7 @@ run() {	# run CONFIG REP
 	fi
 	stop "$cfg"
 	sed "s/^/BENCH spin $cfg $rep /" /tmp/spin
+	echo "BENCH window $cfg $rep $w"
 }
 
 # reading every metric of every CPU: guest ns (= instructions) per read
@@ -159,6 +161,40 @@ reads() {
 	mod_unload
 }
 
+# where a slice switch's instructions go: the function graph tracer below
+# the sampler, one level and two levels deep (tracing adds its own cost to
+# every call it records: compare with the untraced sampler figure)
+profile() {
+	T=/sys/kernel/tracing
+	[ -e $T/current_tracer ] || mount -t tracefs nodev $T
+	mod_load
+	t=$(spin now)
+	spin $((t + 100000000)) "$settle" > /dev/null
+	for depth in 1 2 3; do
+		echo n3t_slice_work > $T/set_graph_function || return
+		echo $depth > $T/max_graph_depth
+		echo 1 > $T/options/funcgraph-tail
+		echo 0 > $T/options/funcgraph-irqs
+		echo function_graph > $T/current_tracer
+		t=$(spin now)
+		spin $((t + 100000000)) 2 > /dev/null
+		echo 0 > $T/tracing_on
+		echo "BENCH info profile depth $depth: $(grep -c ' us ' $T/trace) traced calls"
+		# "cpu) [+!] 12.345 us | name();" or "... us | } /* name */"
+		awk -v d=$depth '/ us +\|/ {
+			i = index($0, "|"); body = substr($0, i + 1); pre = substr($0, 1, i - 1)
+			n = split(pre, f, " "); us = f[n - 1]
+			match(body, /^ */); lvl = RLENGTH / 2
+			sub(/^ *\} \/\* */, "", body); sub(/ \*\/.*$/, "", body)
+			sub(/^ */, "", body); sub(/\(\);?$/, "", body); sub(/ \[.*$/, "", body)
+			k = lvl " " body; t[k] += us; c[k]++ }
+			END { for (k in t) printf "BENCH prof %d %s %d %.3f\n", d, k, c[k], t[k] }' $T/trace
+		echo nop > $T/current_tracer
+		echo 1 > $T/tracing_on
+	done
+	mod_unload
+}
+
 rep=1
 while [ $rep -le "$reps" ]; do
 	for cfg in $(echo "$configs" | tr , ' '); do
@@ -168,4 +204,5 @@ while [ $rep -le "$reps" ]; do
 	rep=$((rep + 1))
 done
 [ "$reads" = 1 ] && reads
+[ "$profile" = 1 ] && profile
 echo "BENCH end"

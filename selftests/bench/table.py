@@ -57,11 +57,14 @@ class Boot:
         self.path = path
         self.cpus = 0
         self.errors = []
-        self.spin = defaultdict(dict)      # (cfg, rep) -> cpu -> rate
+        self.spin = defaultdict(dict)      # (cfg, rep) -> cpu -> (iters, ns)
+        self.window = {}                   # (cfg, rep) -> seconds
+        self.secs = 0
         self.sets = {}                     # (cfg, rep) -> (nsets, interval_ms)
         self.ivl = defaultdict(dict)       # (cfg, rep) -> cpu -> (dseq, dns)
         self.cost = defaultdict(dict)      # (cfg, rep) -> cpu -> (dslices, dns)
         self.reads = defaultdict(list)     # what -> [ns]
+        self.prof = defaultdict(list)      # depth -> [(level, name, calls, us)]
         self.complete = False
         with open(path, errors='replace') as f:
             for ln in f:
@@ -75,13 +78,16 @@ class Boot:
         if k == 'info' and w[2] == 'kernel':
             self.kernel = w[3]
             self.cpus = int(w[5])
+            self.secs = float(w[9])
         elif k == 'error':
             self.errors.append(' '.join(w[2:]))
         elif k == 'end':
             self.complete = True
         elif k == 'spin':      # spin CFG REP cpu N iters I ns T
             cfg, rep, cpu, it, ns = w[2], int(w[3]), int(w[5]), int(w[7]), int(w[9])
-            self.spin[(cfg, rep)][cpu] = it / ns * 1e9
+            self.spin[(cfg, rep)][cpu] = (it, ns)
+        elif k == 'window':    # window CFG REP SECONDS
+            self.window[(w[2], int(w[3]))] = float(w[4])
         elif k == 'sets':      # sets CFG REP NSETS INTERVAL_MS
             self.sets[(w[2], int(w[3]))] = (int(w[4]), int(w[5]))
         elif k == 'mod':       # mod CFG REP ivl|cost CPU a0 b0 a1 b1
@@ -94,6 +100,8 @@ class Boot:
                 self.ivl[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
             elif kind == 'cost' and a1 > a0:
                 self.cost[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
+        elif k == 'prof':      # prof DEPTH LEVEL NAME CALLS US
+            self.prof[int(w[2])].append((int(w[3]), w[4], int(w[5]), float(w[6])))
         elif k == 'read':      # read WHAT I NS
             self.reads[w[2]].append(int(w[4]))
 
@@ -105,11 +113,22 @@ class Boot:
         return sorted(r for c, r in self.spin if c == cfg)
 
     def total_rate(self, cfg, rep):
-        """busy-loop instructions per guest second, all CPUs"""
+        """busy-loop instructions per guest second, all CPUs
+
+        One CPU: iterations over the time from its first to its last chunk.
+        Several: under -icount QEMU runs the vCPUs round robin on one
+        virtual clock, so each loop's own span depends on when its vCPU got
+        its turn; count every loop's iterations over the common window."""
         r = self.spin[(cfg, rep)]
         if len(r) != self.cpus:
             return None
-        return sum(r.values()) * INS_PER_ITER
+        if self.cpus == 1:
+            it, ns = r[0] if 0 in r else next(iter(r.values()))
+            return it / ns * 1e9 * INS_PER_ITER
+        w = self.window.get((cfg, rep))
+        if w is None:       # logs without window lines
+            w = max(self.secs, 15) if cfg == 'ne-15s' else self.secs
+        return sum(it for it, _ in r.values()) / w * INS_PER_ITER
 
     def base(self):
         v = [self.total_rate('idle', r) for r in self.reps('idle')]
@@ -203,6 +222,24 @@ def read_table(b, out):
             out.append(f'  {label:40} {fmt(ins):>8}  {fmt(ins / b.cpus):>7} per CPU')
 
 
+def prof_table(b, out):
+    """the function graph below the sampler, per slice, deepest run"""
+    depth = max(b.prof)
+    rows = sorted(b.prof[depth], key=lambda r: (r[0], -r[3]))
+    top = [r for r in rows if r[1] == 'n3t_slice_work']
+    if not top:
+        return
+    slices, total = top[0][2], top[0][3]
+    out.append(f'Where a slice switch goes (module default, {b.cpus} vCPU): function graph '
+               f'tracer below n3t_slice_work, {depth} levels, {slices} slices;')
+    out.append('  traced time inflates every call, so read the shares, not the sizes')
+    out.append(f'  {"function":36} {"calls/slice":>11} {"share":>6}')
+    for lvl, name, calls, us in rows:
+        if lvl < 2 or us < total * 0.005:
+            continue
+        out.append(f'  {"  " * (lvl - 2) + name:36} {calls / slices:>11.1f} {us / total:>6.0%}')
+
+
 def check_target(out, name, ok, detail):
     word = 'unknown' if ok is None else ('met' if ok else 'NOT met')
     out.append(f'  {word:8} {name}: {detail}')
@@ -213,7 +250,7 @@ def report(boots, kernel):
            f'-icount shift=0,sleep=off', '']
     cost = {}
     for b in sorted(boots, key=lambda b: (b.scale, b.cpus)):
-        if not b.scale:
+        if not b.scale and b.spin:
             cost[b.cpus] = cost_table(b, out)
             out.append('')
     scale = {}
@@ -231,6 +268,10 @@ def report(boots, kernel):
     for b in sorted(boots, key=lambda b: b.cpus):
         if b.reads:
             read_table(b, out)
+            out.append('')
+    for b in boots:
+        if b.prof:
+            prof_table(b, out)
             out.append('')
 
     out.append('Targets (1 vCPU unless said):')
