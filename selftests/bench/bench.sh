@@ -11,7 +11,8 @@
 #                       harness yields a complete table (make check runs it)
 #
 # Environment: N3T_BENCH_CPUS="1 4 16", N3T_BENCH_SCALE="1 4 16 64",
-# N3T_BENCH_SECS=5, N3T_BENCH_REPS=2, N3T_BENCH_JOBS=$(nproc).  Results: build/bench/.
+# N3T_BENCH_SECS=5, N3T_BENCH_REPS=2, N3T_BENCH_JOBS=$(nproc).  Results:
+# build/bench/ (the smoke: build/bench-smoke/).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +20,7 @@ here=$top/selftests/bench
 out=$top/build/bench
 mode=full
 case "${1:-}" in
---smoke) mode=smoke ;;
+--smoke) mode=smoke out=$top/build/bench-smoke ;;
 "") ;;
 *) echo "usage: $0 [--smoke]" >&2; exit 2 ;;
 esac
@@ -78,8 +79,8 @@ secs=${N3T_BENCH_SECS:-5}
 reps=${N3T_BENCH_REPS:-2}
 jobs=${N3T_BENCH_JOBS:-$(nproc)}
 if [ $mode = smoke ]; then
-	step "smoke: 1 vCPU, idle and module default, 3 s runs"
-	boot smoke 1 300 n3t.configs=idle,mod-default n3t.secs=3 n3t.settle=1.5 n3t.reps=2
+	step "smoke: 1 vCPU, idle and module default, 2 s runs"
+	boot smoke 1 600 n3t.configs=idle,mod-default n3t.secs=2 n3t.settle=1.2 n3t.reps=2
 	python3 "$here/table.py" --smoke "$out/smoke.log"
 	echo "== smoke done in $(( $(date +%s) - t0 ))s"
 	exit 0

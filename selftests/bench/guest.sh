@@ -123,8 +123,10 @@ run() {	# run CONFIG REP
 	spin $((t + 100000000)) "$settle" > /dev/null
 	nsets=0
 	[ -r $N3T/sets ] && nsets=$(grep -c . $N3T/sets) && modstate > /tmp/m0
+	# start together, after every child is forked and pinned (pinning
+	# waits for each vCPU's round-robin turn)
 	t=$(spin now)
-	spin $((t + 200000000)) "$w" > /tmp/spin || echo "BENCH error spin failed"
+	spin $((t + 200000000 + ncpu * 20000000)) "$w" > /tmp/spin || echo "BENCH error spin failed"
 	if [ "$nsets" != 0 ]; then
 		modstate > /tmp/m1
 		echo "BENCH sets $cfg $rep $nsets $(cat $N3T/interval_ms)"
