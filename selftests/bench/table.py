@@ -215,20 +215,20 @@ def cost_tables(cost, out):
             line += f' {lost:>7} {fmt(m["lost_spread"]):>6} {num(ratio, ".1f"):>7}'
         out.append(line)
     out.append('')
-    out.append('The module\'s slices: per CPU per guest second against nominal (sets / interval);')
-    out.append('instructions per slice = work lost / slices; "sampler" = inside n3t_slice_work (debugfs cost)')
-    out.append(f'  {"":32}' + ''.join(f' {f"{n} vCPU":>33}' for n in sizes))
-    out.append(f'  {"configuration":32}' + ' {:>7} {:>7} {:>9} {:>7}'.format(
-        'slices', 'nominal', 'ins/slice', 'sampler') * len(sizes))
+    out.append('The module: slices per CPU per guest second / nominal (sets / interval), instructions')
+    out.append('per slice (work lost / slices) and, at 1 vCPU, inside n3t_slice_work (debugfs cost;')
+    out.append('with several vCPUs a round-robin switch inside the sampler inflates it)')
+    out.append(f'  {"":32}' + ''.join(f' {f"{n} vCPU":>23}' for n in sizes) + f' {"sampler":>8}')
+    out.append(f'  {"configuration":32}' + ' {:>13} {:>9}'.format('slices/s', 'ins/slice') * len(sizes))
     for cfg in cfgs:
         if not cfg.startswith('mod-'):
             continue
         line = f'  {DESC.get(cfg, cfg):32}'
         for n in sizes:
             m = cost[n].get(cfg, {})
-            line += (f' {num(m.get("slices"), ".2f"):>7} {num(m.get("nominal"), ".2f"):>7} '
-                     f'{fmt(m.get("ins_slice")):>9} {fmt(m.get("sampler")):>7}')
-        out.append(line)
+            sl = '-' if m.get('slices') is None else f'{m["slices"]:.2f}/{m["nominal"]:g}'
+            line += f' {sl:>13} {fmt(m.get("ins_slice")):>9}'
+        out.append(line + f' {fmt(cost[sizes[0]].get(cfg, {}).get("sampler")):>8}')
 
 
 def read_table(b, out):
