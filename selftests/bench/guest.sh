@@ -122,7 +122,7 @@ run() {	# run CONFIG REP
 	t=$(spin now)
 	spin $((t + 100000000)) "$settle" > /dev/null
 	nsets=0
-	[ -r $N3T/sets ] && nsets=$(grep -c . $N3T/sets) && modstate > /tmp/m0
+	[ -r $N3T/sets ] && nsets=$(grep -c . $N3T/sets) && t0=$(spin now) && modstate > /tmp/m0
 	# start together, after every child is forked and pinned (pinning
 	# waits for each vCPU's round-robin turn)
 	t=$(spin now)
@@ -130,6 +130,8 @@ run() {	# run CONFIG REP
 	if [ "$nsets" != 0 ]; then
 		modstate > /tmp/m1
 		echo "BENCH sets $cfg $rep $nsets $(cat $N3T/interval_ms)"
+		# the span of the two snapshots, for slices within the window
+		echo "BENCH span $cfg $rep $t0 $(spin now)"
 		# per CPU, before and after: intervals (seq, end_ns), sampler (slices, ns)
 		awk -v p="BENCH mod $cfg $rep" 'NR == FNR { a[$1 " " $2] = $3 " " $4; next }
 			{ print p, $1, $2, a[$1 " " $2], $3, $4 }' /tmp/m0 /tmp/m1
