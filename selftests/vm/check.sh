@@ -236,6 +236,14 @@ else
 	record FAIL build-6.1-distro
 fi
 
+step "make bench --smoke: the cost harness yields a complete table (no timing targets)"
+if "$top/selftests/bench/bench.sh" --smoke > "$out/bench-smoke.log" 2>&1; then
+	record PASS bench-smoke
+else
+	tail -30 "$out/bench-smoke.log"
+	record FAIL bench-smoke
+fi
+
 pass=$(grep -c '^PASS' "$results" || true)
 fail=$(grep -c '^FAIL' "$results" || true)
 skip=$(grep -c '^SKIP' "$results" || true)
