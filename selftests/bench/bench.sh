@@ -54,7 +54,6 @@ cp "$src/tools/n3tel/n3tel-arm64" "$ov/bin/n3tel"
 cp "$here/guest.sh" "$ov/bench/"
 for a in wget ifconfig; do ln -s busybox "$ov/bin/$a"; done
 # raw event codes by name, from the module's own table
-python3 "$here/table.py" --events "$src/module/engine.c" > "$ov/bench/events"
 
 step "initramfs"
 "$top/selftests/vm/mkinitramfs.sh" "$out/mod" "$out/base.cpio.gz"

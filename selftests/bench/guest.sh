@@ -44,7 +44,7 @@ ifconfig lo 127.0.0.1 up 2>/dev/null
 mod_load() { insmod $KO $MODARGS "$@"; }
 mod_unload() { rmmod n3telemetry; }
 
-# perf -e lists: the module's sets, raw codes (/bench/events: NAME CODE)
+# perf -e lists: the module's sets, raw codes from its table (models/*/events)
 perf_events() {	# perf_events GROUPS grouped|flat
 	mod_load groups="$1" || return 1
 	awk -v mode="$2" 'NR == FNR { code[$1] = $2; next }
@@ -52,7 +52,7 @@ perf_events() {	# perf_events GROUPS grouped|flat
 		  for (i = 2; i <= NF; i++)
 			s = s (s == "" ? "" : ",") "r" substr(code[$i], 3)
 		  out = out (out == "" ? "" : ",") (mode == "grouped" ? "{" s "}" : s) }
-		END { print out }' /bench/events $N3T/sets
+		END { print out }' "$N3T/models/$(awk 'NR == 1 { print $1 }' $N3T/cpu_model)/events" $N3T/sets
 	mod_unload
 }
 ev_default_grouped=$(perf_events default grouped)

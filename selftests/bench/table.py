@@ -7,7 +7,6 @@ fewer iterations per guest second than with nothing loaded; the difference,
 in instructions, divided by the number of CPUs.  Under -icount shift=0 a
 guest nanosecond is one instruction, so the figures are instruction counts.
 
-  table.py --events module/engine.c     NAME 0xCODE of the module's events
   table.py [--kernel K] LOG...          the table
   table.py --smoke LOG                  the table, and fail unless complete
 """
@@ -37,17 +36,6 @@ TARGET_RATIO = 20
 TARGET_SLICE = 25000
 TARGET_DRIFT = 0.02
 TARGET_FLAT = 0.10
-
-
-def events(engine_c):
-    """NAME 0xCODE for every event of the module's table."""
-    pat = re.compile(r'\[N3T_EV_\w+\]\s*=\s*\{\s*"(\w+)",\s*(0x[0-9a-fA-F]+)')
-    with open(engine_c) as f:
-        found = pat.findall(f.read())
-    if not found:
-        sys.exit(f'table.py: no event table in {engine_c}')
-    for name, code in found:
-        print(name, code)
 
 
 class Boot:
@@ -370,14 +358,10 @@ def smoke(boots):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--events', metavar='ENGINE_C')
     ap.add_argument('--smoke', action='store_true')
     ap.add_argument('--kernel', default='')
     ap.add_argument('logs', nargs='*')
     a = ap.parse_args()
-    if a.events:
-        events(a.events)
-        return 0
     boots = []
     for p in a.logs:
         b = Boot(p)
