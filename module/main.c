@@ -152,6 +152,22 @@ static void n3t_read_id(void *info)
 #endif
 }
 
+/* force= as a boolean: only these spellings (kstrtobool() takes "n..." as no) */
+static int n3t_force_bool(bool *on)
+{
+	static const char * const yes[] = { "1", "y", "yes", "true", "on" };
+	static const char * const no[] = { "0", "n", "no", "false", "off" };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!strcasecmp(force, yes[i]) || !strcasecmp(force, no[i])) {
+			*on = !strcasecmp(force, yes[i]);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 /* force=: a table name, or a boolean (true means neoverse-n3, as before) */
 static const struct n3t_model *n3t_forced_model(void)
 {
@@ -159,7 +175,7 @@ static const struct n3t_model *n3t_forced_model(void)
 
 	if (!force || !*force)
 		return NULL;
-	if (!kstrtobool(force, &on))
+	if (!n3t_force_bool(&on))
 		return on ? n3t_model_by_name("neoverse-n3") : NULL;
 	return n3t_model_by_name(force);
 }
@@ -302,7 +318,7 @@ static int n3t_detect(void)
 	u32 unknown_midr = 0;
 	int ret = 0;
 
-	if (force && *force && !n3t_forced_model() && kstrtobool(force, &off)) {
+	if (force && *force && !n3t_forced_model() && n3t_force_bool(&off)) {
 		pr_err("force=%s: no such table (see the user guide for the list)\n", force);
 		return -EINVAL;
 	}
