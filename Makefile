@@ -7,6 +7,7 @@
 #   make check           build everything and run every test (host + arm64 VM)
 #   make demo            boot an arm64 VM with the module and show live readings
 #   make vm              the same VM with an interactive shell
+#   make bench           cost of the module against perf stat and node_exporter (VM)
 #   make tools           build the n3tel reader for this host
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -38,4 +39,7 @@ demo:
 vm:
 	selftests/vm/check.sh --shell
 
-.PHONY: all modules install clean tools check demo vm
+bench:
+	selftests/bench/bench.sh
+
+.PHONY: all modules install clean tools check demo vm bench

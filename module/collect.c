@@ -66,7 +66,8 @@ static unsigned int n3t_repack_up_gen;
 /* the first CPU that could not be set up since the last start is logged */
 static atomic_t n3t_cpu_warned;
 static int n3t_probe_capacity(void);
-static int __n3t_reconfigure(u32 groups, unsigned int interval_ms, struct n3t_plan *plan);
+static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
+			     struct n3t_plan **plans);
 
 static const char * const n3t_state_names[N3T_NR_CPU_STATES] = {
 	[N3T_CPU_OFFLINE] = "stopped",
@@ -74,7 +75,23 @@ static const char * const n3t_state_names[N3T_NR_CPU_STATES] = {
 	[N3T_CPU_ISOLATED] = "isolated",
 	[N3T_CPU_NO_MEMORY] = "failed-no-memory",
 	[N3T_CPU_NO_COUNTERS] = "failed-no-counters",
+	[N3T_CPU_UNSUPPORTED] = "unsupported-core",
 };
+
+/**
+ * n3t_cpu_domain() - the domain of a CPU
+ * @cpu: the CPU
+ * Return: the domain of its core type, or NULL if none was seen for it.
+ */
+struct n3t_domain *n3t_cpu_domain(unsigned int cpu)
+{
+	unsigned int d;
+
+	for (d = 0; d < n3t_cfg.nr_dom; d++)
+		if (cpumask_test_cpu(cpu, &n3t_cfg.dom[d].cpus))
+			return &n3t_cfg.dom[d];
+	return NULL;
+}
 
 /**
  * n3t_cpu_state() - whether a CPU collects
@@ -107,12 +124,12 @@ static bool n3t_cpu_wanted(unsigned int cpu)
 }
 
 /* Global and not inlined, so that fault injection can fail it (fail_function). */
-noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int ev)
+noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int code)
 {
 	struct perf_event_attr attr = {
 		.type = n3t_cfg.pmu_type,
 		.size = sizeof(attr),
-		.config = n3t_events[ev].code,
+		.config = code,
 		.pinned = 1,
 		.disabled = 1,
 	};
@@ -121,11 +138,27 @@ noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int ev)
 }
 ALLOW_ERROR_INJECTION(n3t_create, ERRNO);
 
-static unsigned long n3t_slice_jiffies(const struct n3t_cpu *pc)
+/*
+ * Slices end on a schedule of absolute deadlines: slice k of an interval
+ * that started at pc->epoch ends at epoch + (k + 1) * interval / nr_sets
+ * (in jiffies), so the time the sampler itself takes, or a late timer, does
+ * not stretch the interval: it lasts the interval, within a jiffy.  A CPU
+ * whose deferrable timer slept through more than a whole interval (idle)
+ * starts a new schedule instead of catching up with slices of no length.
+ * Return: the delay until the current slice's deadline, at least a jiffy.
+ */
+static unsigned long n3t_slice_delay(struct n3t_cpu *pc)
 {
-	unsigned int ms = n3t_cfg.interval_ms / pc->nr_sets;
+	unsigned long ivl = max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms),
+				  pc->nr_sets);
+	unsigned long now = jiffies, end;
 
-	return max_t(unsigned long, msecs_to_jiffies(ms), 1);
+	end = pc->epoch + (pc->active + 1) * ivl / pc->nr_sets;
+	if (time_after(now, end + ivl)) {
+		pc->epoch = now - pc->active * ivl / pc->nr_sets;
+		end = pc->epoch + (pc->active + 1) * ivl / pc->nr_sets;
+	}
+	return time_after(end, now) ? end - now : 1;
 }
 
 /*
@@ -199,7 +232,7 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 {
 	const struct n3t_plan *plan = pc->plan;
 	struct n3t_result *r = &pc->scratch;
-	DECLARE_BITMAP(counted, N3T_NR_EVENTS);
+	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
 	unsigned int s, i;
 	bool starved;
 
@@ -207,21 +240,21 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	r->end_ns = now;
 	r->interval_ns = now - pc->interval_start;
 	r->nr_sets = pc->nr_sets;
-	bitmap_zero(r->counted, N3T_NR_EVENTS);
-	bitmap_zero(r->valid, N3T_NR_METRICS);
+	bitmap_zero(r->counted, N3T_MAX_EVENTS);
+	bitmap_zero(r->valid, N3T_MAX_METRICS);
 	for (s = 0; s < pc->nr_sets; s++) {
 		struct n3t_cpu_set *cs = &pc->set[s];
 
-		bitmap_zero(counted, N3T_NR_EVENTS);
+		bitmap_zero(counted, N3T_MAX_EVENTS);
 		if (cs->good_ns) {
 			for (i = cs->first; i < cs->first + cs->nr; i++) {
 				pc->count_scratch[pc->ev[i].ev] = pc->ev[i].acc;
-				if (test_bit(pc->ev[i].ev, n3t_cfg.usable))
+				if (pc->ev[i].pe)
 					__set_bit(pc->ev[i].ev, counted);
 			}
 		}
-		bitmap_or(r->counted, r->counted, counted, N3T_NR_EVENTS);
-		n3t_eval_set(plan, s, pc->count_scratch, counted, n3t_cfg.slots, r->value,
+		bitmap_or(r->counted, r->counted, counted, N3T_MAX_EVENTS);
+		n3t_eval_set(plan, s, pc->count_scratch, counted, pc->dom->slots, r->value,
 			     r->valid);
 	}
 
@@ -254,11 +287,21 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	}
 }
 
-/* The module runs below the capacity it found at load. */
-static bool n3t_reduced(void)
+/* A domain runs below the capacity it found at load. */
+static bool n3t_reduced(const struct n3t_domain *d)
 {
-	return n3t_cfg.capacity < n3t_cfg.load_capacity ||
-	       (n3t_cfg.load_cycle_counter && !n3t_cfg.cycle_counter);
+	return d->capacity < d->load_capacity ||
+	       (d->load_cycle_counter && !d->cycle_counter);
+}
+
+static bool n3t_any_reduced(void)
+{
+	unsigned int d;
+
+	for (d = 0; d < n3t_cfg.nr_dom; d++)
+		if (n3t_reduced(&n3t_cfg.dom[d]))
+			return true;
+	return false;
 }
 
 /*
@@ -319,13 +362,15 @@ static void n3t_slice_work(struct work_struct *work)
 	n3t_test_delay(N3T_HOOK_SWITCH);
 	if (++pc->active == pc->nr_sets) {
 		pc->active = 0;
+		pc->epoch += max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms),
+				   pc->nr_sets);
 		n3t_end_interval(pc, ktime_get_ns());
 	}
 	n3t_enable_set(pc);
 	if (!pc->active)
 		n3t_start_look(pc);
 	if (!READ_ONCE(n3t_manual))
-		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_jiffies(pc));
+		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_delay(pc));
 
 	cost = local_clock() - t0;
 	pc->slices++;
@@ -339,30 +384,31 @@ static void n3t_slice_work(struct work_struct *work)
  * programmable counters set 0 leaves unused, and CPU_CYCLES when the cycle
  * counter was free at load and is not now.
  */
-static unsigned int n3t_nr_look(const struct n3t_plan *plan)
+static unsigned int n3t_nr_look(const struct n3t_domain *d)
 {
-	DECLARE_BITMAP(counted, N3T_NR_EVENTS);
+	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
 	unsigned int used;
 
 	/* events the PMU does not implement take no counter */
-	bitmap_and(counted, plan->set[0].events, n3t_cfg.usable, N3T_NR_EVENTS);
-	used = bitmap_weight(counted, N3T_NR_EVENTS);
-	if (!n3t_reduced())
+	bitmap_and(counted, d->plan->set[0].events, d->usable, N3T_MAX_EVENTS);
+	used = bitmap_weight(counted, N3T_MAX_EVENTS);
+	if (!n3t_reduced(d))
 		return 0;
-	if (n3t_cfg.cycle_counter && test_bit(N3T_EV_CPU_CYCLES, counted))
+	if (d->cycle_counter && test_bit(d->model->cycles, counted))
 		used--;
-	return (n3t_cfg.load_capacity > used ? n3t_cfg.load_capacity - used : 0) +
-	       (n3t_cfg.load_cycle_counter && !n3t_cfg.cycle_counter);
+	return (d->load_capacity > used ? d->load_capacity - used : 0) +
+	       (d->load_cycle_counter && !d->cycle_counter);
 }
 
 /*
  * One allocation for everything a CPU needs, sized by the plan.  Global
  * and not inlined, so that fault injection can fail it (fail_function).
  */
-noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_plan *plan)
+noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_domain *dom)
 {
+	const struct n3t_plan *plan = dom->plan;
 	unsigned int nr_sets = plan->nr_sets, nr_ev = n3t_plan_nr_events(plan);
-	unsigned int nr_look = n3t_nr_look(plan);
+	unsigned int nr_look = n3t_nr_look(dom);
 	size_t sz = sizeof(struct n3t_cpu);
 	struct n3t_cpu *pc;
 	size_t off_set, off_ev, off_look, off_pub_set, off_delta;
@@ -381,6 +427,7 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_plan *plan)
 	pc = kvzalloc(sz, GFP_KERNEL);
 	if (!pc)
 		return NULL;
+	pc->dom = dom;
 	pc->plan = plan;
 	pc->nr_sets = nr_sets;
 	pc->nr_ev = nr_ev;
@@ -417,28 +464,30 @@ static void n3t_cpu_release_events(struct n3t_cpu *pc)
  */
 static int n3t_cpu_create_look(struct n3t_cpu *pc)
 {
-	unsigned int i, n = pc->nr_look, e, prog = N3T_NR_EVENTS;
+	const struct n3t_domain *d = pc->dom;
+	const struct n3t_model *model = d->model;
+	unsigned int i, n = pc->nr_look, e, prog = N3T_MAX_EVENTS;
 	struct perf_event_attr attr = {
 		.type = n3t_cfg.pmu_type,
 		.size = sizeof(attr),
 		.disabled = 1,
 	};
 
-	for_each_set_bit(e, n3t_cfg.usable, N3T_NR_EVENTS) {
-		if (e != N3T_EV_CPU_CYCLES) {
+	for_each_set_bit(e, d->usable, N3T_MAX_EVENTS) {
+		if (e != model->cycles) {
 			prog = e;
 			break;
 		}
 	}
-	if (n3t_cfg.load_cycle_counter && !n3t_cfg.cycle_counter && n)
+	if (d->load_cycle_counter && !d->cycle_counter && n)
 		n--;	/* the last one looks for the cycle counter */
 	for (i = 0; i < pc->nr_look; i++) {
 		struct perf_event *pe;
 
-		e = i < n ? prog : N3T_EV_CPU_CYCLES;
-		if (e == N3T_NR_EVENTS)
+		e = i < n ? prog : model->cycles;
+		if (e == N3T_MAX_EVENTS)
 			return -ENODEV;
-		attr.config = n3t_events[e].code;
+		attr.config = model->events[e].code;
 		pe = perf_event_create_kernel_counter(&attr, pc->cpu, NULL, NULL, NULL);
 		if (IS_ERR(pe))
 			return PTR_ERR(pe);
@@ -458,11 +507,11 @@ static int n3t_cpu_create_events(struct n3t_cpu *pc)
 		struct n3t_cpu_set *cs = &pc->set[s];
 
 		cs->first = i;
-		for_each_set_bit(e, plan->set[s].events, N3T_NR_EVENTS) {
+		for_each_set_bit(e, plan->set[s].events, N3T_MAX_EVENTS) {
 			struct perf_event *pe = NULL;
 
-			if (test_bit(e, n3t_cfg.usable)) {
-				pe = n3t_create(pc->cpu, e);
+			if (test_bit(e, pc->dom->usable)) {
+				pe = n3t_create(pc->cpu, plan->model->events[e].code);
 				if (IS_ERR(pe))
 					return PTR_ERR(pe);
 			}
@@ -486,15 +535,23 @@ static void n3t_cpu_left_out(unsigned int cpu, enum n3t_cpu_state state, int err
 /* Never fails: a CPU must come online whatever happens to its telemetry. */
 static int n3t_cpu_online(unsigned int cpu)
 {
-	const struct n3t_plan *plan = n3t_cfg.plan;
+	struct n3t_domain *d = n3t_cpu_identify();
 	struct n3t_cpu *pc;
 	int ret;
 
+	if (!d) {
+		n3t_cpu_left_out(cpu, N3T_CPU_UNSUPPORTED, -ENODEV);
+		return 0;
+	}
 	if (!n3t_cpu_wanted(cpu)) {
 		WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_ISOLATED);
 		return 0;
 	}
-	pc = n3t_cpu_alloc(plan);
+	if (!d->plan->nr_sets) {	/* its core type had no CPU to probe */
+		n3t_cpu_left_out(cpu, N3T_CPU_NO_COUNTERS, -ENODEV);
+		return 0;
+	}
+	pc = n3t_cpu_alloc(d);
 	if (!pc) {
 		n3t_cpu_left_out(cpu, N3T_CPU_NO_MEMORY, -ENOMEM);
 		return 0;
@@ -511,12 +568,13 @@ static int n3t_cpu_online(unsigned int cpu)
 		return 0;
 	}
 	pc->interval_start = ktime_get_ns();
+	pc->epoch = jiffies;
 	rcu_assign_pointer(per_cpu(n3t_pcpu, cpu), pc);
 	WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_COLLECTING);
 	n3t_enable_set(pc);
 	n3t_start_look(pc);
 	if (!READ_ONCE(n3t_manual))
-		queue_delayed_work_on(cpu, n3t_wq, &pc->work, n3t_slice_jiffies(pc));
+		queue_delayed_work_on(cpu, n3t_wq, &pc->work, n3t_slice_delay(pc));
 	return 0;
 }
 
@@ -538,35 +596,37 @@ static int n3t_cpu_offline(unsigned int cpu)
 /**
  * n3t_read_cpu() - copy a CPU's latest published interval
  * @cpu: the CPU
+ * @plan: if not NULL, the plan the CPU must collect with
  * @res: where to copy the result
- * @sets: if not NULL, where to copy @nr_sets per-set entries
- * @delta: if not NULL, where to copy @nr_ev counts (set after set, each
- *	set's events in ascending event id order)
- * @nr_sets: entries in @sets: the plan's nr_sets
- * @nr_ev: entries in @delta: n3t_plan_nr_events() of the plan
+ * @sets: if not NULL, where to copy @plan->nr_sets per-set entries
+ * @delta: if not NULL, where to copy n3t_plan_nr_events(@plan) counts (set
+ *	after set, each set's events in ascending event index order)
  *
  * Lockless against the sampler (seqcount retry loop, never blocks it).  The
- * caller holds n3t_cfg.lock, so the plan does not change under it.
- * Return: false if the CPU is not collecting with a plan of that shape.
+ * caller holds n3t_cfg.lock, so plans do not change under it; @sets and
+ * @delta need @plan.
+ * Return: false if the CPU is not collecting (with @plan).
  */
-bool n3t_read_cpu(unsigned int cpu, struct n3t_result *res, struct n3t_pub_set *sets,
-		  u64 *delta, unsigned int nr_sets, unsigned int nr_ev)
+bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_result *res,
+		  struct n3t_pub_set *sets, u64 *delta)
 {
 	struct n3t_cpu *pc;
 	unsigned int seq;
 	bool ok = false;
 
+	if (WARN_ON_ONCE(!plan && (sets || delta)))
+		return false;
 	rcu_read_lock();
 	pc = rcu_dereference(per_cpu(n3t_pcpu, cpu));
 	n3t_test_delay(N3T_HOOK_READ);
-	if (pc && (!sets || pc->nr_sets == nr_sets) && (!delta || pc->nr_ev == nr_ev)) {
+	if (pc && (!plan || pc->plan == plan)) {
 		do {
 			seq = read_seqcount_begin(&pc->pub_lock);
 			*res = pc->pub;
 			if (sets)
-				memcpy(sets, pc->pub_set, nr_sets * sizeof(*sets));
+				memcpy(sets, pc->pub_set, pc->nr_sets * sizeof(*sets));
 			if (delta)
-				memcpy(delta, pc->pub_delta, nr_ev * sizeof(*delta));
+				memcpy(delta, pc->pub_delta, pc->nr_ev * sizeof(*delta));
 		} while (read_seqcount_retry(&pc->pub_lock, seq));
 		ok = true;
 	}
@@ -598,42 +658,83 @@ static void n3t_stop(void)
 	n3t_hp_active = false;
 }
 
-static void n3t_warn_nofit(const char *what)
+static void n3t_warn_nofit(const struct n3t_domain *d, const char *what)
 {
-	pr_warn("no metric of the selected groups fits in %u programmable counters with the cycle counter %s; %s\n",
-		n3t_cfg.capacity, n3t_cfg.cycle_counter ? "free" : "busy", what);
+	pr_warn("%s: no metric of the selected groups fits in %u programmable counters with the cycle counter %s; %s\n",
+		d->model->name, d->capacity, d->cycle_counter ? "free" : "busy", what);
+}
+
+static void n3t_free_plans(struct n3t_plan **plans)
+{
+	unsigned int d;
+
+	for (d = 0; d < N3T_MAX_DOMAINS; d++)
+		kfree(plans[d]);
 }
 
 /**
  * n3t_collect_reconfigure() - change groups and/or interval, restart collection
- * @groups: the new group selection, or N3T_KEEP
+ * @groups: the new group selection per domain, or NULL to keep it
  * @interval_ms: the new interval, or N3T_KEEP
  *
- * Takes n3t_cfg.reconf; the plan is swapped under n3t_cfg.lock while
+ * Takes n3t_cfg.reconf; the plans are swapped under n3t_cfg.lock while
  * collection is stopped.  On failure the previous configuration is restored.
- * Return: 0; -ENOSPC if no selected metric fits in the counters found (the
- * previous configuration goes on); -ENODEV once module exit has begun; or
- * another negative errno.
+ * Return: 0; -ENOSPC if no selected metric of a domain fits in the counters
+ * found (the previous configuration goes on); -ENODEV once module exit has
+ * begun; or another negative errno.
  */
-int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms)
+int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms)
 {
-	struct n3t_plan *plan;
+	struct n3t_plan *plans[N3T_MAX_DOMAINS] = {};
+	unsigned int d;
 	int ret;
 
-	plan = kmalloc(sizeof(*plan), GFP_KERNEL);
-	if (!plan)
-		return -ENOMEM;
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		plans[d] = kmalloc(sizeof(*plans[d]), GFP_KERNEL);
+		if (!plans[d]) {
+			n3t_free_plans(plans);
+			return -ENOMEM;
+		}
+	}
 	mutex_lock(&n3t_cfg.reconf);
-	ret = __n3t_reconfigure(groups, interval_ms, plan);
+	ret = __n3t_reconfigure(groups, interval_ms, plans);
 	mutex_unlock(&n3t_cfg.reconf);
 	return ret;
 }
 
-/* The above with n3t_cfg.reconf held; @plan is consumed. */
-static int __n3t_reconfigure(u32 groups, unsigned int interval_ms, struct n3t_plan *plan)
+/* Pack every domain's selection into @plans; a domain without CPUs gets no set. */
+static int n3t_pack_all(const u32 *groups, struct n3t_plan **plans, bool warn)
 {
-	struct n3t_plan *old;
-	unsigned int old_ms;
+	unsigned int d;
+	int ret;
+
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		struct n3t_domain *dom = &n3t_cfg.dom[d];
+
+		if (!dom->capacity) {
+			memset(plans[d], 0, sizeof(*plans[d]));
+			plans[d]->model = dom->model;
+			plans[d]->groups = groups[d];
+			continue;
+		}
+		ret = n3t_pack(dom->model, groups[d], dom->capacity, dom->cycle_counter, plans[d]);
+		if (ret) {
+			if (ret == -ENOSPC && warn)
+				n3t_warn_nofit(dom, "keeping the current selection");
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The above with n3t_cfg.reconf held; @plans (one per domain) are consumed. */
+static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
+			     struct n3t_plan **plans)
+{
+	struct n3t_plan *old[N3T_MAX_DOMAINS] = {};
+	u32 sel[N3T_MAX_DOMAINS];
+	unsigned int old_ms, d;
+	bool full = true;
 	int ret;
 
 	lockdep_assert_held(&n3t_cfg.reconf);
@@ -641,17 +742,19 @@ static int __n3t_reconfigure(u32 groups, unsigned int interval_ms, struct n3t_pl
 		ret = -ENODEV;
 		goto out;
 	}
-	if (groups == N3T_KEEP)
-		groups = n3t_cfg.plan->groups;
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		struct n3t_domain *dom = &n3t_cfg.dom[d];
+
+		sel[d] = groups ? groups[d] : dom->plan->groups;
+		full &= dom->capacity + dom->cycle_counter + dom->reserved >= dom->pmu_total;
+	}
 	if (interval_ms == N3T_KEEP)
 		interval_ms = n3t_cfg.interval_ms;
 	/*
 	 * What does not fit in every counter the module may use is refused
 	 * before anything stops (a re-probe could only find fewer).
 	 */
-	if (n3t_cfg.capacity + n3t_cfg.cycle_counter + n3t_cfg.reserved >= n3t_cfg.pmu_total &&
-	    n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, plan) == -ENOSPC) {
-		n3t_warn_nofit("keeping the current selection");
+	if (full && n3t_pack_all(sel, plans, true) == -ENOSPC) {
 		ret = -ENOSPC;
 		goto out;
 	}
@@ -660,38 +763,47 @@ static int __n3t_reconfigure(u32 groups, unsigned int interval_ms, struct n3t_pl
 		WRITE_ONCE(n3t_repack_off, false);
 	/* our own counters are released now: see what is really free */
 	if (n3t_probe_capacity())
-		pr_warn("re-probe found no free counters or failed; keeping %u\n",
-			n3t_cfg.capacity);
-	ret = n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, plan);
+		pr_warn("re-probe found no free counters or failed; keeping the counters found before\n");
+	ret = n3t_pack_all(sel, plans, true);
 	if (ret) {
-		if (ret == -ENOSPC)
-			n3t_warn_nofit("keeping the current selection");
 		if (n3t_start())
 			pr_err("could not restart collection\n");
 		goto out;
 	}
 	mutex_lock(&n3t_cfg.lock);
-	old = n3t_cfg.plan;
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		old[d] = n3t_cfg.dom[d].plan;
+		n3t_cfg.dom[d].plan = plans[d];
+	}
 	old_ms = n3t_cfg.interval_ms;
-	n3t_cfg.plan = plan;
 	n3t_cfg.interval_ms = interval_ms;
 	mutex_unlock(&n3t_cfg.lock);
 	ret = n3t_start();
 	if (ret) {
 		mutex_lock(&n3t_cfg.lock);
-		n3t_cfg.plan = old;
+		for (d = 0; d < n3t_cfg.nr_dom; d++) {
+			n3t_cfg.dom[d].plan = old[d];
+			old[d] = plans[d];
+		}
 		n3t_cfg.interval_ms = old_ms;
 		mutex_unlock(&n3t_cfg.lock);
 		if (n3t_start())
 			pr_err("could not restart collection\n");
-		old = plan;
 	}
-	kfree(old);
+	n3t_free_plans(old);
 	return ret;
 
 out:
-	kfree(plan);
+	n3t_free_plans(plans);
 	return ret;
+}
+
+static void n3t_counters_now(unsigned int *n)
+{
+	unsigned int d;
+
+	for (d = 0; d < n3t_cfg.nr_dom; d++)
+		n[d] = n3t_cfg.dom[d].capacity + n3t_cfg.dom[d].cycle_counter;
 }
 
 /*
@@ -703,39 +815,49 @@ out:
  */
 static void n3t_repack_fn(struct work_struct *work)
 {
-	unsigned int before, before_total, total;
-	struct n3t_plan *plan;
-	bool up;
+	struct n3t_plan *plans[N3T_MAX_DOMAINS] = {};
+	unsigned int before[N3T_MAX_DOMAINS], after[N3T_MAX_DOMAINS], d;
+	bool up, more = false, fewer = false;
 	int ret;
 
 	n3t_test_delay(N3T_HOOK_REPACK);
-	plan = kmalloc(sizeof(*plan), GFP_KERNEL);
-	if (!plan)
-		return;		/* a starved set asks again next interval */
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		plans[d] = kmalloc(sizeof(*plans[d]), GFP_KERNEL);
+		if (!plans[d]) {
+			n3t_free_plans(plans);
+			return;		/* a starved set asks again next interval */
+		}
+	}
 	mutex_lock(&n3t_cfg.reconf);
 	up = xchg(&n3t_repack_up, false);
-	if (up ? READ_ONCE(n3t_repack_up_gen) != n3t_gen || !n3t_reduced() :
+	if (up ? READ_ONCE(n3t_repack_up_gen) != n3t_gen || !n3t_any_reduced() :
 		 READ_ONCE(n3t_repack_off) || READ_ONCE(n3t_repack_gen) != n3t_gen)
 		goto out;
-	before = n3t_cfg.capacity;
-	before_total = n3t_cfg.capacity + n3t_cfg.cycle_counter;
+	n3t_counters_now(before);
 	/* looks of the CPUs not yet restarted wait while this runs */
 	if (up)
 		WRITE_ONCE(n3t_look_after, jiffies +
 			   msecs_to_jiffies(n3t_look_backoff * n3t_cfg.interval_ms));
-	ret = __n3t_reconfigure(N3T_KEEP, N3T_KEEP, plan);
-	plan = NULL;
-	total = n3t_cfg.capacity + n3t_cfg.cycle_counter;
-	if (!ret && total > before_total) {
-		n3t_cfg.repacks_up++;
-		n3t_look_backoff = N3T_LOOK_BACKOFF;
-		WRITE_ONCE(n3t_look_after, jiffies);
-		pr_info("counters free again: re-packed for %u counters (was %u), %u sets\n",
-			n3t_cfg.capacity, before, n3t_cfg.plan->nr_sets);
-	} else if (!ret && total < before_total) {
-		n3t_cfg.repacks_down++;
-		pr_info("a set kept failing to get counters: re-packed for %u counters (was %u), %u sets\n",
-			n3t_cfg.capacity, before, n3t_cfg.plan->nr_sets);
+	ret = __n3t_reconfigure(NULL, N3T_KEEP, plans);
+	memset(plans, 0, sizeof(plans));
+	n3t_counters_now(after);
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		if (after[d] != before[d])
+			pr_info("%s: re-packed for %u counters (was %u), %u sets\n",
+				n3t_cfg.dom[d].model->name, after[d], before[d],
+				n3t_cfg.dom[d].plan->nr_sets);
+		more |= after[d] > before[d];
+		fewer |= after[d] < before[d];
+	}
+	if (!ret && (more || fewer)) {
+		mutex_lock(&n3t_cfg.lock);
+		n3t_cfg.repacks_up += more;
+		n3t_cfg.repacks_down += fewer;
+		mutex_unlock(&n3t_cfg.lock);
+		if (more) {
+			n3t_look_backoff = N3T_LOOK_BACKOFF;
+			WRITE_ONCE(n3t_look_after, jiffies);
+		}
 	} else if (up) {
 		/* the look saw counters the probe did not get: look less often */
 		n3t_look_backoff = min(n3t_look_backoff * 2, N3T_LOOK_BACKOFF_MAX);
@@ -743,12 +865,11 @@ static void n3t_repack_fn(struct work_struct *work)
 		/* not a capacity problem, or nothing fits: do not restart again and again */
 		WRITE_ONCE(n3t_repack_off, true);
 		if (!ret)
-			pr_warn("a set keeps failing to get counters although %u are free; not re-packing again until reconfigured\n",
-				before);
+			pr_warn("a set keeps failing to get counters although its counters are free; not re-packing again until reconfigured\n");
 	}
 out:
 	mutex_unlock(&n3t_cfg.reconf);
-	kfree(plan);
+	n3t_free_plans(plans);
 }
 
 /*
@@ -757,18 +878,20 @@ out:
  * A pinned event that gets no counter sits in the error state and
  * accumulates no running time, which is all that is looked at.
  */
-static int n3t_probe_run(unsigned int cpu, unsigned int n, bool with_cycles)
+static int n3t_probe_run(const struct n3t_domain *d, unsigned int cpu, unsigned int n,
+			 bool with_cycles)
 {
+	const struct n3t_model *model = d->model;
 	struct perf_event *pe[N3T_SET_MAX + 1] = {};
 	unsigned int i, k = 0, e;
 	int ok = 1;
 
-	for_each_set_bit(e, n3t_cfg.usable, N3T_NR_EVENTS) {
+	for_each_set_bit(e, d->usable, N3T_MAX_EVENTS) {
 		if (k == n)
 			break;
-		if (e == N3T_EV_CPU_CYCLES)
+		if (e == model->cycles)
 			continue;
-		pe[k] = n3t_create(cpu, e);
+		pe[k] = n3t_create(cpu, model->events[e].code);
 		if (IS_ERR(pe[k])) {
 			ok = PTR_ERR(pe[k]);
 			pe[k] = NULL;
@@ -781,7 +904,7 @@ static int n3t_probe_run(unsigned int cpu, unsigned int n, bool with_cycles)
 		goto out;
 	}
 	if (with_cycles) {
-		pe[k] = n3t_create(cpu, N3T_EV_CPU_CYCLES);
+		pe[k] = n3t_create(cpu, model->events[model->cycles].code);
 		if (IS_ERR(pe[k])) {
 			ok = PTR_ERR(pe[k]);
 			pe[k] = NULL;
@@ -809,7 +932,8 @@ out:
  * One CPU: programmable counters usable next to CPU_CYCLES, and without it.
  * Running out of usable events ends the count; another error fails.
  */
-static int n3t_probe_cpu(unsigned int cpu, unsigned int *with, unsigned int *without)
+static int n3t_probe_cpu(const struct n3t_domain *d, unsigned int cpu, unsigned int *with,
+			 unsigned int *without)
 {
 	unsigned int n;
 	int r;
@@ -817,7 +941,7 @@ static int n3t_probe_cpu(unsigned int cpu, unsigned int *with, unsigned int *wit
 	*with = 0;
 	*without = 0;
 	for (n = 1; n <= N3T_MAX_CAPACITY; n++) {
-		r = n3t_probe_run(cpu, n, true);
+		r = n3t_probe_run(d, cpu, n, true);
 		if (r < 0 && r != -ENODEV)
 			return r;
 		if (r <= 0)
@@ -825,7 +949,7 @@ static int n3t_probe_cpu(unsigned int cpu, unsigned int *with, unsigned int *wit
 		*with = n;
 	}
 	for (n = *with + 1; n <= N3T_MAX_CAPACITY; n++) {
-		r = n3t_probe_run(cpu, n, false);
+		r = n3t_probe_run(d, cpu, n, false);
 		if (r < 0 && r != -ENODEV)
 			return r;
 		if (r <= 0)
@@ -836,20 +960,20 @@ static int n3t_probe_cpu(unsigned int cpu, unsigned int *with, unsigned int *wit
 }
 
 /*
- * Leave n3t_cfg.reserved counters of the PMU's n3t_cfg.pmu_total unused.
- * Counters someone else holds already count as left: the hard-lockup
- * detector's event, if it runs, is among them.  Programmable counters are
- * given up first (the cycle counter is worth more to the module).
+ * Leave d->reserved counters of the PMU's d->pmu_total unused.  Counters
+ * someone else holds already count as left: the hard-lockup detector's
+ * event, if it runs, is among them.  Programmable counters are given up
+ * first (the cycle counter is worth more to the module).
  */
-static int n3t_leave_reserved(unsigned int *cap, bool *cycle)
+static int n3t_leave_reserved(struct n3t_domain *d, unsigned int *cap, bool *cycle)
 {
 	unsigned int found = *cap + *cycle, limit;
 
-	if (!n3t_cfg.pmu_total)
-		n3t_cfg.pmu_total = found;	/* unknown PMU: what is free at load */
-	if (n3t_cfg.reserved >= n3t_cfg.pmu_total)
+	if (!d->pmu_total)
+		d->pmu_total = found;	/* unknown PMU: what is free at load */
+	if (d->reserved >= d->pmu_total)
 		return -EBUSY;
-	limit = n3t_cfg.pmu_total - n3t_cfg.reserved;
+	limit = d->pmu_total - d->reserved;
 	if (found <= limit)
 		return 0;
 	if (*cap > found - limit) {
@@ -862,36 +986,56 @@ static int n3t_leave_reserved(unsigned int *cap, bool *cycle)
 }
 
 /*
- * Probe every online CPU that collects and keep what all of them can do: the
- * smallest capacity, and the cycle counter only if it is free everywhere
- * (CPU_CYCLES took a programmable counter where more events ran without it).
+ * Probe every online CPU that collects and keep, per domain, what all of its
+ * CPUs can do: the smallest capacity, and the cycle counter only if it is
+ * free everywhere (CPU_CYCLES took a programmable counter where more events
+ * ran without it).  A domain with no such CPU keeps what it had.
  */
 static int n3t_probe_capacity(void)
 {
-	unsigned int cpu, with, without, cap = N3T_MAX_CAPACITY;
-	bool cycle = true, any = false;
+	unsigned int cpu, with, without, cap[N3T_MAX_DOMAINS], d;
+	bool cycle[N3T_MAX_DOMAINS], any[N3T_MAX_DOMAINS] = {}, some = false;
 	int ret = 0;
 
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		cap[d] = N3T_MAX_CAPACITY;
+		cycle[d] = true;
+	}
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		if (!n3t_cpu_wanted(cpu))
+		struct n3t_domain *dom = n3t_cpu_domain(cpu);
+
+		if (!dom || !n3t_cpu_wanted(cpu))
 			continue;
-		ret = n3t_probe_cpu(cpu, &with, &without);
+		d = dom - n3t_cfg.dom;
+		ret = n3t_probe_cpu(dom, cpu, &with, &without);
 		if (ret)
 			break;
-		cycle &= without <= with;
-		cap = min(cap, max(with, without));
-		any = true;
+		cycle[d] &= without <= with;
+		cap[d] = min(cap[d], max(with, without));
+		any[d] = true;
 	}
 	cpus_read_unlock();
-	if (!ret && !any)
+	for (d = 0; !ret && d < n3t_cfg.nr_dom; d++) {
+		/* capacity 0 means "never probed": a probed core has a counter */
+		if (any[d] && !cap[d])
+			ret = -EBUSY;
+		else if (any[d])
+			ret = n3t_leave_reserved(&n3t_cfg.dom[d], &cap[d], &cycle[d]);
+		some |= any[d];
+	}
+	if (!ret && !some)
 		ret = -ENODEV;
-	if (!ret)
-		ret = n3t_leave_reserved(&cap, &cycle);
 	if (ret)
 		return ret;
-	n3t_cfg.cycle_counter = cycle;
-	n3t_cfg.capacity = cap;
+	mutex_lock(&n3t_cfg.lock);
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		if (!any[d])
+			continue;
+		n3t_cfg.dom[d].cycle_counter = cycle[d];
+		n3t_cfg.dom[d].capacity = cap[d];
+	}
+	mutex_unlock(&n3t_cfg.lock);
 	return 0;
 }
 
@@ -993,46 +1137,68 @@ static void n3t_test_debugfs(void)
 static void n3t_test_debugfs(void) { }
 #endif
 
-/**
- * n3t_collect_init() - probe the PMU and start collecting on every CPU
- *
- * n3t_cfg's model, slots, pmu_type, pmu_total, reserved, usable,
- * interval_ms and the initial plan's groups (in n3t_cfg.plan->groups) are
- * set by the caller.
- * Return: 0 or a negative errno.
+/*
+ * Which of a domain's events the PMU accepts, tried on one of its CPUs.
+ * Return: 0, -ENODEV without CPU_CYCLES, or -ENOMEM.
  */
-int n3t_collect_init(void)
+static int n3t_check_events(struct n3t_domain *d, unsigned int cpu)
 {
-	unsigned int e;
-	u32 groups = n3t_cfg.plan->groups;
+	const struct n3t_model *model = d->model;
 	char bad[512];
 	size_t len = 0;
-	int ret;
+	unsigned int e;
 
-	for (e = 0; e < N3T_NR_EVENTS; e++) {
+	for (e = 0; e < model->nr_events; e++) {
 		struct perf_event *pe;
 
-		if (!test_bit(e, n3t_cfg.usable))
+		if (!test_bit(e, d->usable))
 			goto unusable;
-		pe = n3t_create(raw_smp_processor_id(), e);
+		pe = n3t_create(cpu, model->events[e].code);
 		if (!IS_ERR(pe)) {
 			perf_event_release_kernel(pe);
 			continue;
 		}
 		if (PTR_ERR(pe) == -ENOMEM)	/* not the PMU's answer */
 			return -ENOMEM;
-		__clear_bit(e, n3t_cfg.usable);
+		__clear_bit(e, d->usable);
 unusable:
-		len += scnprintf(bad + len, sizeof(bad) - len, " %s", n3t_events[e].name);
+		len += scnprintf(bad + len, sizeof(bad) - len, " %s", model->events[e].name);
 	}
-	if (!test_bit(N3T_EV_CPU_CYCLES, n3t_cfg.usable)) {
-		pr_err("the PMU (type %u) does not count CPU_CYCLES; not loading\n",
-		       n3t_cfg.pmu_type);
+	if (!test_bit(model->cycles, d->usable)) {
+		pr_err("%s: the PMU (type %u) does not count CPU_CYCLES; not loading\n",
+		       model->name, n3t_cfg.pmu_type);
 		return -ENODEV;
 	}
 	if (len)
-		pr_info("events not implemented or rejected (their metrics read nan):%s%s\n",
-			bad, len >= sizeof(bad) - 1 ? " ..." : "");
+		pr_info("%s: events not implemented or rejected (their metrics read nan):%s%s\n",
+			model->name, bad, len >= sizeof(bad) - 1 ? " ..." : "");
+	return 0;
+}
+
+/**
+ * n3t_collect_init() - probe the PMU and start collecting on every CPU
+ *
+ * The domains (model, slots, usable, pmu_total, reserved, CPUs, and the
+ * initial plans' groups), n3t_cfg.pmu_type and n3t_cfg.interval_ms are set
+ * by the caller.
+ * Return: 0 or a negative errno.
+ */
+int n3t_collect_init(void)
+{
+	unsigned int d, cpu;
+	int ret;
+
+	cpus_read_lock();	/* the CPU the events are tried on stays online */
+	for (d = 0, ret = 0; !ret && d < n3t_cfg.nr_dom; d++) {
+		struct n3t_domain *dom = &n3t_cfg.dom[d];
+
+		cpu = cpumask_first_and(&dom->cpus, cpu_online_mask);
+		if (cpu < nr_cpu_ids)
+			ret = n3t_check_events(dom, cpu);
+	}
+	cpus_read_unlock();
+	if (ret)
+		return ret;
 
 	ret = n3t_probe_capacity();
 	if (ret == -EBUSY)
@@ -1041,16 +1207,25 @@ unusable:
 		pr_err("probing the PMU failed (error %d)\n", ret);
 	if (ret)
 		return ret;
-	n3t_cfg.load_capacity = n3t_cfg.capacity;
-	n3t_cfg.load_cycle_counter = n3t_cfg.cycle_counter;
-	ret = n3t_pack(groups, n3t_cfg.capacity, n3t_cfg.cycle_counter, n3t_cfg.plan);
-	if (ret == -ENOSPC)
-		n3t_warn_nofit("not loading");
-	if (ret)
-		return ret;
-	pr_info("%s: %u programmable counters usable, cycle counter %s, %u left for others, %u slots, %u sets\n",
-		n3t_cfg.model, n3t_cfg.capacity, n3t_cfg.cycle_counter ? "free" : "busy",
-		n3t_cfg.reserved, n3t_cfg.slots, n3t_cfg.plan->nr_sets);
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		struct n3t_domain *dom = &n3t_cfg.dom[d];
+
+		dom->load_capacity = dom->capacity;
+		dom->load_cycle_counter = dom->cycle_counter;
+		if (!dom->capacity)
+			continue;	/* no CPU of this type collects */
+		ret = n3t_pack(dom->model, dom->plan->groups, dom->capacity,
+			       dom->cycle_counter, dom->plan);
+		if (ret == -ENOSPC)
+			n3t_warn_nofit(dom, "not loading");
+		if (ret)
+			return ret;
+		pr_info("%s%s: cpus %*pbl, %u programmable counters usable, cycle counter %s, %u left for others, %u slots, %u sets\n",
+			dom->model->name, dom->forced ? " (forced)" : "",
+			cpumask_pr_args(&dom->cpus), dom->capacity,
+			dom->cycle_counter ? "free" : "busy", dom->reserved, dom->slots,
+			dom->plan->nr_sets);
+	}
 
 	n3t_wq = alloc_workqueue("n3telemetry", WQ_FREEZABLE, 0);
 	if (!n3t_wq)

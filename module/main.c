@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * n3telemetry: always-on topdown telemetry for Arm Neoverse N3 cores.
+ * n3telemetry: always-on topdown telemetry for Arm Neoverse cores.
  *
- * Module parameters, CPU model and PMU detection, load and unload.
+ * Module parameters, core and PMU detection (one domain per core type),
+ * load and unload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitfield.h>
+#include <linux/cpu.h>
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
@@ -17,8 +19,32 @@
 #include <asm/sysreg.h>
 #ifdef N3T_HAVE_ARM_PMUV3_H	/* 6.4+, see Kbuild */
 #include <linux/perf/arm_pmuv3.h>
+#include <asm/arm_pmuv3.h>
 #else
 #include <asm/perf_event.h>
+/* Before 6.4: the PMUv3 version helpers of asm/arm_pmuv3.h, by number. */
+static inline u32 read_pmuver(void)
+{
+	return FIELD_GET(GENMASK(11, 8), read_sysreg(id_aa64dfr0_el1));
+}
+
+static inline bool pmuv3_implemented(int pmuver)
+{
+	return pmuver != 0 && pmuver != 0xf;	/* not implemented, IMPLEMENTATION DEFINED */
+}
+
+static inline bool is_pmuv3p4(int pmuver)
+{
+	return pmuver >= 5;
+}
+
+static inline unsigned long read_pmmir(void)
+{
+	return read_sysreg_s(SYS_PMMIR_EL1);
+}
+#endif
+#ifndef ARMV8_PMU_SLOTS	/* before 6.7: a mask */
+#define ARMV8_PMU_SLOTS	ARMV8_PMU_SLOTS_MASK
 #endif
 #ifndef ARMV8_PMU_PMCR_N	/* before 6.7: a shift and a mask */
 #define ARMV8_PMU_PMCR_N	(ARMV8_PMU_PMCR_N_MASK << ARMV8_PMU_PMCR_N_SHIFT)
@@ -27,13 +53,13 @@
 
 #include "n3telemetry.h"
 
-static bool force;
-module_param(force, bool, 0444);
-MODULE_PARM_DESC(force, "Load on a CPU that is not a Neoverse N3 (metrics may be meaningless)");
+static char *force;
+module_param(force, charp, 0444);
+MODULE_PARM_DESC(force, "Use this table on every CPU whatever the core (e.g. neoverse-v2; 1 means neoverse-n3); metrics may be meaningless");
 
 static uint slots;
 module_param(slots, uint, 0444);
-MODULE_PARM_DESC(slots, "Slots per cycle (default: PMMIR_EL1.SLOTS, else 5)");
+MODULE_PARM_DESC(slots, "Slots per cycle (default: PMMIR_EL1.SLOTS, else the core's table)");
 
 static int pmu_type = -1;
 module_param(pmu_type, int, 0444);
@@ -51,6 +77,12 @@ static int reserve = -1;
 module_param(reserve, int, 0444);
 MODULE_PARM_DESC(reserve, "PMU counters to leave to others (default -1: one for the perf hard-lockup detector when the kernel has it and the CPU PMU is used, else 0)");
 
+#ifdef N3T_TEST_HOOKS
+static char *test_models;
+module_param(test_models, charp, 0444);
+MODULE_PARM_DESC(test_models, "Test builds only: the table of each CPU in CPU order, comma separated, instead of the MIDR's (lets QEMU be heterogeneous)");
+#endif
+
 bool n3t_isolated;
 module_param_named(isolated, n3t_isolated, bool, 0444);
 MODULE_PARM_DESC(isolated, "Also collect on isolated CPUs (nohz_full, isolcpus); default: leave them alone");
@@ -64,19 +96,126 @@ struct n3t_config n3t_cfg = {
 	.lock = __MUTEX_INITIALIZER(n3t_cfg.lock),
 };
 
-#define N3T_MIDR_IMPL_ARM	0x41
-#define N3T_MIDR_PART_N3	0xd8e
+/* The tables generated from Arm's descriptions, and the MIDR ranges they describe. */
+#include "models.h"
 
 #ifdef CONFIG_ARM64
-/* PMMIR_EL1 exists from PMUv3.4 (ID_AA64DFR0_EL1.PMUVer >= 5). */
-static unsigned int n3t_pmmir_slots(void)
-{
-	u64 dfr0 = read_sysreg(id_aa64dfr0_el1);
-	unsigned int pmuver = (dfr0 >> 8) & 0xf;
+/**
+ * struct n3t_midr_match - which table describes a range of cores
+ * @range: the MIDR part and revision range
+ * @model: the table
+ */
+struct n3t_midr_match {
+	struct midr_range range;
+	const struct n3t_model *model;
+};
 
-	if (pmuver < 5 || pmuver == 0xf)
-		return 0;
-	return read_sysreg_s(sys_reg(3, 0, 9, 14, 6)) & 0xff;
+static const struct n3t_midr_match n3t_midr_matches[] = {
+#include "models_midr.h"
+};
+#endif
+
+/**
+ * struct n3t_cpu_id - what a CPU says about itself and its PMU
+ * @cpu: the CPU
+ * @midr: MIDR_EL1
+ * @pmceid: PMCEID0_EL0, PMCEID1_EL0
+ * @pmu_total: PMCR_EL0.N programmable counters plus the cycle counter
+ * @pmmir_slots: PMMIR_EL1.SLOTS (0: not implemented)
+ */
+struct n3t_cpu_id {
+	unsigned int cpu;
+	u32 midr;
+	u64 pmceid[2];
+	unsigned int pmu_total;
+	unsigned int pmmir_slots;
+};
+
+/* Runs on the CPU it describes. */
+static void n3t_read_id(void *info)
+{
+	struct n3t_cpu_id *id = info;
+
+	memset(id, 0, sizeof(*id));
+	id->cpu = smp_processor_id();
+#ifdef CONFIG_ARM64
+	id->midr = read_cpuid_id();
+	/* the PMU registers exist only with PMUv3 (not in every VM) */
+	if (!pmuv3_implemented(read_pmuver()))
+		return;
+	id->pmceid[0] = read_sysreg(pmceid0_el0);
+	id->pmceid[1] = read_sysreg(pmceid1_el0);
+	id->pmu_total = FIELD_GET(ARMV8_PMU_PMCR_N, read_sysreg(pmcr_el0)) + 1;
+	/* PMMIR_EL1 exists from PMUv3.4 on */
+	if (pmuv3_implemented(read_pmuver()) && is_pmuv3p4(read_pmuver()))
+		id->pmmir_slots = FIELD_GET(ARMV8_PMU_SLOTS, read_pmmir());
+#endif
+}
+
+/* force= as a boolean: only these spellings (kstrtobool() takes "n..." as no) */
+static int n3t_force_bool(bool *on)
+{
+	static const char * const yes[] = { "1", "y", "yes", "true", "on" };
+	static const char * const no[] = { "0", "n", "no", "false", "off" };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!strcasecmp(force, yes[i]) || !strcasecmp(force, no[i])) {
+			*on = !strcasecmp(force, yes[i]);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* force=: a table name, or a boolean (true means neoverse-n3, as before) */
+static const struct n3t_model *n3t_forced_model(void)
+{
+	bool on;
+
+	if (!force || !*force)
+		return NULL;
+	if (!n3t_force_bool(&on))
+		return on ? n3t_model_by_name("neoverse-n3") : NULL;
+	return n3t_model_by_name(force);
+}
+
+/* test_models=: the @cpu-th name of the list, if any. */
+static const struct n3t_model *n3t_test_model(unsigned int cpu)
+{
+#ifdef N3T_TEST_HOOKS
+	const char *p = test_models, *end;
+	unsigned int i;
+
+	for (i = 0; p && i < cpu; i++) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p || !*p)
+		return NULL;
+	end = strchrnul(p, ',');
+	for (i = 0; i < n3t_nr_models; i++)
+		if (strlen(n3t_models[i]->name) == end - p &&
+		    !strncmp(n3t_models[i]->name, p, end - p))
+			return n3t_models[i];
+#endif
+	return NULL;
+}
+
+static const struct n3t_model *n3t_match_model(u32 midr)
+{
+#ifdef CONFIG_ARM64
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(n3t_midr_matches); i++) {
+		const struct midr_range *r = &n3t_midr_matches[i].range;
+
+		if (midr_is_cpu_model_range(midr, r->model, r->rv_min, r->rv_max))
+			return n3t_midr_matches[i].model;
+	}
+#endif
+	return NULL;
 }
 
 /*
@@ -84,13 +223,12 @@ static unsigned int n3t_pmmir_slots(void)
  * registers describe events 0x00-0x3f, bits 32-63 events 0x4000-0x403f.
  * The arm64 PMU driver hides the same events from its sysfs events/.
  */
-static void n3t_pmceid(unsigned long *usable)
+static void n3t_pmceid(const struct n3t_model *model, const u64 *id, unsigned long *usable)
 {
-	u64 id[2] = { read_sysreg(pmceid0_el0), read_sysreg(pmceid1_el0) };
 	unsigned int e, code, c, shift;
 
-	for (e = 0; e < N3T_NR_EVENTS; e++) {
-		code = n3t_events[e].code;
+	for (e = 0; e < model->nr_events; e++) {
+		code = model->events[e].code;
 		if (code < 0x40) {
 			c = code;
 			shift = 0;
@@ -104,59 +242,197 @@ static void n3t_pmceid(unsigned long *usable)
 			__clear_bit(e, usable);
 	}
 }
-#endif
 
-static int n3t_detect(void)
+/**
+ * n3t_domain_of() - the domain a CPU belongs to
+ * @id: what the CPU said about itself (n3t_read_id())
+ * @create: add a domain for a core type not seen yet
+ *
+ * Called at load for the online CPUs (@create true) and by the CPU online
+ * callback for CPUs that come later, with n3t_cfg.reconf held or before
+ * collection starts.
+ * Return: the domain, or NULL for a core no table describes (or too many
+ * core types).
+ */
+static struct n3t_domain *n3t_domain_of(const struct n3t_cpu_id *id, bool create)
 {
-	unsigned int impl = 0, part = 0, pmmir = 0;
+	const struct n3t_model *model = n3t_test_model(id->cpu) ?: n3t_forced_model() ?:
+					n3t_match_model(id->midr);
+	struct n3t_domain *d;
+	unsigned int i;
 
-#ifdef CONFIG_ARM64
-	u32 midr = read_cpuid_id();
-
-	impl = MIDR_IMPLEMENTOR(midr);
-	part = MIDR_PARTNUM(midr);
-	pmmir = n3t_pmmir_slots();
-#endif
-	if (impl == N3T_MIDR_IMPL_ARM && part == N3T_MIDR_PART_N3) {
-		strscpy(n3t_cfg.model, "neoverse-n3", sizeof(n3t_cfg.model));
-	} else if (force) {
-		snprintf(n3t_cfg.model, sizeof(n3t_cfg.model),
-			 "forced (implementer 0x%02x part 0x%03x)", impl, part);
-	} else {
-		pr_err("CPU is implementer 0x%02x part 0x%03x, not a Neoverse N3 (0x41/0xd8e); load with force=1 to override\n",
-		       impl, part);
-		return -ENODEV;
-	}
-	if (slots > N3T_MAX_SLOTS) {
-		pr_err("slots=%u out of range 1..%u\n", slots, N3T_MAX_SLOTS);
-		return -EINVAL;
-	}
-	n3t_cfg.slots = slots ?: pmmir ?: N3T_DEFAULT_SLOTS;
-
-	bitmap_fill(n3t_cfg.usable, N3T_NR_EVENTS);
+	if (!model)
+		return NULL;
+	for (i = 0; i < n3t_cfg.nr_dom; i++)
+		if (n3t_cfg.dom[i].model == model)
+			return &n3t_cfg.dom[i];
+	if (!create || n3t_cfg.nr_dom == N3T_MAX_DOMAINS)
+		return NULL;
+	d = &n3t_cfg.dom[n3t_cfg.nr_dom++];
+	d->model = model;
+	d->forced = n3t_test_model(id->cpu) || n3t_forced_model();
+	d->midr = id->midr;
+	d->slots = slots ?: id->pmmir_slots ?: model->slots;
+	bitmap_zero(d->usable, N3T_MAX_EVENTS);
+	bitmap_set(d->usable, 0, model->nr_events);
 	if (pmu_type < 0) {
-		n3t_cfg.pmu_type = PERF_TYPE_RAW;
-#ifdef CONFIG_ARM64
-		n3t_pmceid(n3t_cfg.usable);
-		/* PMCR_EL0.N programmable counters, and the cycle counter */
-		n3t_cfg.pmu_total = FIELD_GET(ARMV8_PMU_PMCR_N, read_sysreg(pmcr_el0)) + 1;
-#endif
-	} else {
-		n3t_cfg.pmu_type = pmu_type;
+		n3t_pmceid(model, id->pmceid, d->usable);
+		d->pmu_total = id->pmu_total;
 	}
 	/*
 	 * The perf hard-lockup detector creates its pinned cycles event
 	 * whenever it is switched on; it must find a counter then.
 	 */
 	if (reserve < 0)
-		n3t_cfg.reserved = pmu_type < 0 && IS_ENABLED(CONFIG_HARDLOCKUP_DETECTOR_PERF);
+		d->reserved = pmu_type < 0 && IS_ENABLED(CONFIG_HARDLOCKUP_DETECTOR_PERF);
 	else
-		n3t_cfg.reserved = reserve;
+		d->reserved = reserve;
+	return d;
+}
+
+/**
+ * n3t_cpu_identify() - the domain of the calling CPU, for online callbacks
+ *
+ * Runs on the CPU coming online; adds it to its domain's CPUs, so that
+ * whichever online callback runs first (collection, sysfs) finds it there.
+ * Return: its domain, or NULL.
+ */
+struct n3t_domain *n3t_cpu_identify(void)
+{
+	struct n3t_domain *d;
+	struct n3t_cpu_id id;
+
+	n3t_read_id(&id);
+	d = n3t_domain_of(&id, false);
+	if (d)
+		cpumask_set_cpu(id.cpu, &d->cpus);
+	return d;
+}
+
+static int n3t_detect(void)
+{
+	bool off;
+	struct n3t_domain *d;
+	struct n3t_cpu_id id;
+	unsigned int cpu, unknown = 0;
+	u32 unknown_midr = 0;
+	int ret = 0;
+
+	if (force && *force && !n3t_forced_model() && n3t_force_bool(&off)) {
+		pr_err("force=%s: no such table (see the user guide for the list)\n", force);
+		return -EINVAL;
+	}
+	if (slots > N3T_MAX_SLOTS) {
+		pr_err("slots=%u out of range 1..%u\n", slots, N3T_MAX_SLOTS);
+		return -EINVAL;
+	}
+	n3t_cfg.pmu_type = pmu_type < 0 ? PERF_TYPE_RAW : pmu_type;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		ret = smp_call_function_single(cpu, n3t_read_id, &id, 1);
+		if (ret)
+			break;
+		d = n3t_domain_of(&id, true);
+		if (d) {
+			cpumask_set_cpu(cpu, &d->cpus);
+		} else {
+			unknown++;
+			unknown_midr = id.midr;
+		}
+	}
+	cpus_read_unlock();
+	if (ret)
+		return ret;
+	if (!n3t_cfg.nr_dom) {
+		pr_err("CPU is implementer 0x%02x part 0x%03x r%up%u, a core no table describes; load with force=<table> to use one anyway\n",
+		       MIDR_IMPLEMENTOR(unknown_midr), MIDR_PARTNUM(unknown_midr),
+		       MIDR_VARIANT(unknown_midr), MIDR_REVISION(unknown_midr));
+		return -ENODEV;
+	}
+	if (unknown)
+		pr_warn("%u CPUs (e.g. implementer 0x%02x part 0x%03x) are cores no table describes; they are not collected\n",
+			unknown, MIDR_IMPLEMENTOR(unknown_midr), MIDR_PARTNUM(unknown_midr));
 	return 0;
+}
+
+/**
+ * n3t_parse_selection() - parse a group selection for every domain
+ * @buf: "default", "all", or distinct group names separated by spaces or
+ *	commas (see n3t_parse_groups())
+ * @count: length of @buf
+ * @groups: the selection of each domain (N3T_MAX_DOMAINS entries)
+ *
+ * "default" and "all" mean each core's own.  A name must name a group of
+ * at least one core type in use; each domain selects the named groups its
+ * core has, and must be left with at least one.
+ * Return: 0, or -EINVAL (then @groups is unchanged).
+ */
+int n3t_parse_selection(const char *buf, size_t count, u32 *groups)
+{
+	u32 sel[N3T_MAX_DOMAINS] = {};
+	unsigned int d;
+	size_t i = 0, start;
+	bool found;
+	int g;
+
+	if (n3t_cfg.nr_dom == 1)
+		return n3t_parse_groups(n3t_cfg.dom[0].model, buf, count, groups);
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		/* rejects bad strings; handles "default" and "all" */
+		if (!n3t_parse_groups(n3t_cfg.dom[d].model, buf, count, &sel[d]))
+			continue;
+		memset(sel, 0, sizeof(sel));
+		if (count && buf[count - 1] == '\n')
+			count--;
+		if (!count || count > N3T_GROUPS_MAX || memchr(buf, 0, count))
+			return -EINVAL;
+		break;
+	}
+	if (d < n3t_cfg.nr_dom) {
+		while (i < count) {
+			if (buf[i] == ' ' || buf[i] == ',') {
+				i++;
+				continue;
+			}
+			start = i;
+			while (i < count && buf[i] != ' ' && buf[i] != ',')
+				i++;
+			found = false;
+			for (d = 0; d < n3t_cfg.nr_dom; d++) {
+				g = n3t_group_by_name(n3t_cfg.dom[d].model, buf + start, i - start);
+				if (g < 0)
+					continue;
+				if (sel[d] & BIT(g))
+					return -EINVAL;
+				sel[d] |= BIT(g);
+				found = true;
+			}
+			if (!found)
+				return -EINVAL;
+		}
+	}
+	for (d = 0; d < n3t_cfg.nr_dom; d++)
+		if (!sel[d])
+			return -EINVAL;
+	memcpy(groups, sel, sizeof(sel));
+	return 0;
+}
+
+static void n3t_free_plans(void)
+{
+	unsigned int d;
+
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		kfree(n3t_cfg.dom[d].plan);
+		n3t_cfg.dom[d].plan = NULL;
+	}
 }
 
 static int __init n3t_init(void)
 {
+	u32 sel[N3T_MAX_DOMAINS];
+	unsigned int d;
 	int ret;
 
 	if (interval_ms < N3T_INTERVAL_MIN || interval_ms > N3T_INTERVAL_MAX) {
@@ -168,15 +444,22 @@ static int __init n3t_init(void)
 	if (ret)
 		return ret;
 	n3t_cfg.interval_ms = interval_ms;
-	n3t_cfg.plan = kzalloc(sizeof(*n3t_cfg.plan), GFP_KERNEL);
-	if (!n3t_cfg.plan)
-		return -ENOMEM;
-	ret = n3t_parse_groups(groups, strlen(groups), &n3t_cfg.plan->groups);
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		n3t_cfg.dom[d].plan = kzalloc(sizeof(*n3t_cfg.dom[d].plan), GFP_KERNEL);
+		if (!n3t_cfg.dom[d].plan) {
+			ret = -ENOMEM;
+			goto err_plan;
+		}
+		n3t_cfg.dom[d].plan->model = n3t_cfg.dom[d].model;
+	}
+	ret = n3t_parse_selection(groups, strlen(groups), sel);
 	if (ret) {
 		pr_err("groups=%s: not \"default\", \"all\" or group names (see available_groups)\n",
 		       groups);
 		goto err_plan;
 	}
+	for (d = 0; d < n3t_cfg.nr_dom; d++)
+		n3t_cfg.dom[d].plan->groups = sel[d];
 
 	ret = n3t_collect_init();
 	if (ret)
@@ -194,7 +477,7 @@ err_sysfs:
 err_collect:
 	n3t_collect_exit();
 err_plan:
-	kfree(n3t_cfg.plan);
+	n3t_free_plans();
 	return ret;
 }
 
@@ -203,12 +486,12 @@ static void __exit n3t_exit(void)
 	n3t_snapshot_exit();
 	n3t_sysfs_exit();
 	n3t_collect_exit();
-	kfree(n3t_cfg.plan);
+	n3t_free_plans();
 }
 
 module_init(n3t_init);
 module_exit(n3t_exit);
 
-MODULE_DESCRIPTION("Topdown telemetry for Arm Neoverse N3 cores");
+MODULE_DESCRIPTION("Topdown telemetry for Arm Neoverse cores");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(N3T_VERSION);

@@ -48,11 +48,11 @@ struct n3t_result {
 	u64 interval_ns;
 	u32 nr_sets;
 	u32 lost;
-	s64 value[N3T_NR_METRICS];
-	DECLARE_BITMAP(valid, N3T_NR_METRICS);
-	DECLARE_BITMAP(counted, N3T_NR_EVENTS);
-	u64 ev_count[N3T_NR_EVENTS];
-	u64 ev_ns[N3T_NR_EVENTS];
+	s64 value[N3T_MAX_METRICS];
+	DECLARE_BITMAP(valid, N3T_MAX_METRICS);
+	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
+	u64 ev_count[N3T_MAX_EVENTS];
+	u64 ev_ns[N3T_MAX_EVENTS];
 };
 
 /**
@@ -62,7 +62,7 @@ struct n3t_result {
  * @last_enabled: likewise, time enabled
  * @last_running: likewise, time running
  * @acc: this interval's count over complete slices
- * @ev: engine event id
+ * @ev: event index of the CPU's model
  */
 struct n3t_cpu_ev {
 	struct perf_event *pe;
@@ -93,12 +93,14 @@ struct n3t_cpu_set {
  * struct n3t_cpu - per-CPU collection state
  * @rcu: frees the structure after readers are done (first: kvfree_rcu limit)
  * @cpu: the CPU
+ * @dom: the CPU's domain
  * @plan: the plan it was built for (constant while it exists)
  * @nr_sets: @plan->nr_sets
  * @nr_ev: n3t_plan_nr_events(@plan): entries of @ev and @pub_delta
  * @work: the slice timer, bound to @cpu, deferrable
  * @active: index of the set counting now
  * @interval_start: ktime_get_ns() at the start of the current interval
+ * @epoch: jiffies at the start of the current interval's slice schedule
  * @seq: interval sequence number
  * @starved_intervals: consecutive intervals with a set that never counted
  * @gen: the collection start that created it
@@ -133,19 +135,21 @@ struct n3t_cpu_set {
 struct n3t_cpu {
 	struct rcu_head rcu;
 	unsigned int cpu;
+	const struct n3t_domain *dom;
 	const struct n3t_plan *plan;
 	unsigned int nr_sets;
 	unsigned int nr_ev;
 	struct delayed_work work;
 	unsigned int active;
 	u64 interval_start;
+	unsigned long epoch;
 	u64 seq;
 	unsigned int starved_intervals;
 	unsigned int gen;
 	struct n3t_cpu_set *set;
 	struct n3t_cpu_ev *ev;
 	struct n3t_result scratch;
-	u64 count_scratch[N3T_NR_EVENTS];
+	u64 count_scratch[N3T_MAX_EVENTS];
 	seqcount_t pub_lock;
 	struct n3t_result pub;
 	struct n3t_pub_set *pub_set;
@@ -168,6 +172,7 @@ struct n3t_cpu {
  *	isolcpus) and the isolated parameter is off
  * @N3T_CPU_NO_MEMORY: its state could not be allocated when it came online
  * @N3T_CPU_NO_COUNTERS: a counter could not be created when it came online
+ * @N3T_CPU_UNSUPPORTED: a core none of the module's tables describes
  * @N3T_NR_CPU_STATES: number of states
  */
 enum n3t_cpu_state {
@@ -176,7 +181,50 @@ enum n3t_cpu_state {
 	N3T_CPU_ISOLATED,
 	N3T_CPU_NO_MEMORY,
 	N3T_CPU_NO_COUNTERS,
+	N3T_CPU_UNSUPPORTED,
 	N3T_NR_CPU_STATES
+};
+
+#define N3T_MAX_DOMAINS		4
+
+/**
+ * struct n3t_domain - the CPUs of one core type, and how they are counted
+ * @model: the tables of the core (matched by MIDR, or named by force=)
+ * @forced: @model was named by force=, not matched
+ * @midr: MIDR_EL1 of the first CPU found
+ * @cpus: the CPUs of this core type seen so far
+ * @plan: the event sets in use; replaced only with collection stopped
+ * @slots: slots per cycle used by the formulas (slots=, else the PMU's
+ *	PMMIR_EL1.SLOTS, else the table's)
+ * @capacity: usable programmable counters found by the last probe
+ * @cycle_counter: whether the dedicated cycle counter is free
+ * @load_capacity: @capacity found at load
+ * @load_cycle_counter: @cycle_counter found at load
+ * @usable: events the PMU implements and accepted (model event indices)
+ * @pmu_total: counters of the PMU, the cycle counter included (0: unknown,
+ *	then what the first probe finds free)
+ * @reserved: counters of @pmu_total the module leaves to others (the perf
+ *	hard-lockup detector)
+ *
+ * Set up at load; afterwards @plan, @capacity and @cycle_counter change
+ * under n3t_config.reconf (and @plan also under n3t_config.lock), @cpus
+ * grows in CPU online callbacks.  Part of n3t_cfg, never freed; @plan is
+ * freed when replaced and at unload.
+ */
+struct n3t_domain {
+	const struct n3t_model *model;
+	bool forced;
+	u32 midr;
+	struct cpumask cpus;
+	struct n3t_plan *plan;
+	unsigned int slots;
+	unsigned int capacity;
+	bool cycle_counter;
+	unsigned int load_capacity;
+	bool load_cycle_counter;
+	DECLARE_BITMAP(usable, N3T_MAX_EVENTS);
+	unsigned int pmu_total;
+	unsigned int reserved;
 };
 
 /**
@@ -184,44 +232,26 @@ enum n3t_cpu_state {
  * @reconf: serialises starting and stopping collection (configuration
  *	writes, the re-pack work, test controls) and protects @exiting; held
  *	across cpuhp calls, so never taken by a sysfs reader
- * @lock: protects @plan and @interval_ms against readers; never held
- *	across cpuhp calls or while taking cpus_read_lock()
- * @plan: the event sets in use; replaced only with collection stopped
+ * @lock: protects the domains' plans and @interval_ms against readers;
+ *	never held across cpuhp calls or while taking cpus_read_lock()
  * @interval_ms: interval length
- * @slots: slots per cycle used by the formulas
- * @capacity: usable programmable counters found at load
- * @cycle_counter: whether the dedicated cycle counter is free
  * @pmu_type: perf PMU type used for the counters
- * @usable: events the PMU implements and accepted
- * @load_capacity: @capacity found at load
- * @load_cycle_counter: @cycle_counter found at load
  * @repacks_down: re-packs for fewer counters since load
  * @repacks_up: re-packs back up since load
- * @pmu_total: counters of the PMU, the cycle counter included (0: unknown,
- *	then what the first probe finds free)
- * @reserved: counters of @pmu_total the module leaves to others (the perf
- *	hard-lockup detector)
  * @exiting: module exit has begun; nothing may start collection again
- * @model: what was detected ("neoverse-n3", or forced)
+ * @nr_dom: domains in @dom
+ * @dom: one per core type; the first is the boot CPU's
  */
 struct n3t_config {
 	struct mutex reconf;	/* see above */
 	struct mutex lock;	/* see above */
-	struct n3t_plan *plan;
 	unsigned int interval_ms;
-	unsigned int slots;
-	unsigned int capacity;
-	bool cycle_counter;
-	unsigned int load_capacity;
-	bool load_cycle_counter;
+	u32 pmu_type;
 	unsigned int repacks_down;
 	unsigned int repacks_up;
-	u32 pmu_type;
-	DECLARE_BITMAP(usable, N3T_NR_EVENTS);
-	unsigned int pmu_total;
-	unsigned int reserved;
 	bool exiting;
-	char model[64];
+	unsigned int nr_dom;
+	struct n3t_domain dom[N3T_MAX_DOMAINS];
 };
 
 extern struct n3t_config n3t_cfg;
@@ -230,16 +260,19 @@ extern bool n3t_isolated;
 
 int n3t_collect_init(void);
 void n3t_collect_exit(void);
-int n3t_collect_reconfigure(u32 groups, unsigned int interval_ms);
-bool n3t_read_cpu(unsigned int cpu, struct n3t_result *res, struct n3t_pub_set *sets,
-		  u64 *delta, unsigned int nr_sets, unsigned int nr_ev);
+int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms);
+int n3t_parse_selection(const char *buf, size_t count, u32 *groups);
+struct n3t_domain *n3t_cpu_domain(unsigned int cpu);
+struct n3t_domain *n3t_cpu_identify(void);
+bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_result *res,
+		  struct n3t_pub_set *sets, u64 *delta);
 enum n3t_cpu_state n3t_cpu_state(unsigned int cpu);
 const char *n3t_cpu_state_name(enum n3t_cpu_state state);
 
 /* Allocation and creation points that fault injection can fail */
 struct n3t_view;
-struct perf_event *n3t_create(unsigned int cpu, unsigned int ev);
-struct n3t_cpu *n3t_cpu_alloc(const struct n3t_plan *plan);
+struct perf_event *n3t_create(unsigned int cpu, unsigned int code);
+struct n3t_cpu *n3t_cpu_alloc(const struct n3t_domain *dom);
 struct n3t_view *n3t_view_alloc(unsigned int nr_sets, unsigned int nr_ev);
 char *n3t_snapshot_alloc(size_t size);
 

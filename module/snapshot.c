@@ -21,6 +21,9 @@
 
 #include "n3telemetry.h"
 
+static_assert(N3T_SNAP_MAX_EVENTS == N3T_MAX_EVENTS);
+static_assert(N3T_SNAP_MAX_METRICS == N3T_MAX_METRICS);
+
 /**
  * struct n3t_snap_file - one open file's snapshot
  * @lock: serialises reads on this file (they may share the file)
@@ -36,7 +39,7 @@ struct n3t_snap_file {
 };
 
 static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
-			    const struct n3t_result *res)
+			    const struct n3t_domain *dom, const struct n3t_result *res)
 {
 	unsigned int i;
 
@@ -48,18 +51,60 @@ static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
 	r->interval_ns = res->interval_ns;
 	r->nr_sets = res->nr_sets;
 	r->lost_slices = res->lost;
-	for (i = 0; i < N3T_NR_METRICS; i++) {
+	r->model = dom ? dom - n3t_cfg.dom : ~0U;
+	r->nr_events = dom ? dom->model->nr_events : 0;
+	r->nr_metrics = dom ? dom->model->nr_metrics : 0;
+	for (i = 0; i < r->nr_metrics; i++) {
 		if (res->seq && test_bit(i, res->valid)) {
 			r->valid[i / 64] |= 1ULL << (i % 64);
 			r->value[i] = res->value[i];
 		}
 	}
-	for (i = 0; i < N3T_NR_EVENTS; i++) {
+	for (i = 0; i < r->nr_events; i++) {
 		if (test_bit(i, res->counted))
 			r->counted[i / 64] |= 1ULL << (i % 64);
 		r->event_count[i] = res->ev_count[i];
 		r->event_ns[i] = res->ev_ns[i];
 	}
+}
+
+/*
+ * The names section (uapi/linux/n3telemetry.h): every domain's model, its
+ * events, metrics and groups.  With @size 0 only measures.  The caller
+ * holds n3t_cfg.lock (the selected groups).
+ * Return: the length of the text.
+ */
+static size_t n3t_snapshot_names(char *buf, size_t size)
+{
+	size_t len = 0;
+	unsigned int d, i, k;
+
+#define N3T_EMIT(...)	(len += snprintf(buf ? buf + len : NULL, \
+					 buf && len < size ? size - len : 0, __VA_ARGS__))
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		const struct n3t_domain *dom = &n3t_cfg.dom[d];
+		const struct n3t_model *model = dom->model;
+
+		N3T_EMIT("model %u %s %u 0x%x %s\n", d, model->name, dom->slots,
+			 dom->plan->groups, model->title);
+		for (i = 0; i < model->nr_events; i++)
+			N3T_EMIT("event %u %u %s 0x%04x\n", d, i, model->events[i].name,
+				 model->events[i].code);
+		for (i = 0; i < model->nr_metrics; i++)
+			N3T_EMIT("metric %u %u %s %u %s\n", d, i, model->metrics[i].name,
+				 n3t_unit_decimals(model->metrics[i].unit),
+				 n3t_unit_name(model->metrics[i].unit));
+		for (i = 0; i < model->nr_groups; i++) {
+			const struct n3t_group_desc *g = &model->groups[i];
+
+			N3T_EMIT("group %u %u %s %s", d, i, g->name, g->spec_name);
+			for (k = 0; k < g->nr; k++)
+				N3T_EMIT(" %u", g->metrics[k]);
+			N3T_EMIT("\n");
+		}
+	}
+#undef N3T_EMIT
+	return len;
 }
 
 /* Global and not inlined, so that fault injection can fail it (fail_function). */
@@ -70,52 +115,66 @@ noinline char *n3t_snapshot_alloc(size_t size)
 ALLOW_ERROR_INJECTION(n3t_snapshot_alloc, NULL);
 
 /*
- * Take a snapshot into @sf: a header and one record per online CPU.  CPUs
- * going online meanwhile are left out, CPUs going offline give an invalid
- * record: the header always counts the records that follow.
+ * Take a snapshot into @sf: a header, the names and one record per online
+ * CPU.  CPUs going online meanwhile are left out, CPUs going offline give
+ * an invalid record: the header always counts the records that follow.
  */
 static int n3t_snapshot_take(struct n3t_snap_file *sf)
 {
 	struct n3t_snapshot_header *h;
 	struct n3t_snapshot_record *rec;
 	unsigned int cpu, n = 0, max = num_online_cpus();
+	size_t names, names_size, off_rec;
 	struct n3t_result *res;
 	char *snap;
 
+	/* the names do not change while the module is loaded but for groups */
+	mutex_lock(&n3t_cfg.lock);
+	names = n3t_snapshot_names(NULL, 0);
+	mutex_unlock(&n3t_cfg.lock);
+	names_size = names + 32;	/* room for a wider group mask */
+	off_rec = ALIGN(sizeof(*h) + names_size, 8);
 	res = kmalloc(sizeof(*res), GFP_KERNEL);
-	snap = n3t_snapshot_alloc(size_add(sizeof(*h), array_size(max, sizeof(*rec))));
+	snap = n3t_snapshot_alloc(size_add(off_rec, array_size(max, sizeof(*rec))));
 	if (!res || !snap) {
 		kfree(res);
 		kvfree(snap);
 		return -ENOMEM;
 	}
 	h = (struct n3t_snapshot_header *)snap;
-	rec = (struct n3t_snapshot_record *)(snap + sizeof(*h));
+	rec = (struct n3t_snapshot_record *)(snap + off_rec);
 	mutex_lock(&n3t_cfg.lock);
+	names = n3t_snapshot_names(snap + sizeof(*h), names_size);
+	if (names >= names_size)
+		names = names_size - 1;	/* cannot happen: a wider group mask needs < 32 */
 	for_each_online_cpu(cpu) {
+		const struct n3t_domain *dom = n3t_cpu_domain(cpu);
+
 		if (n == max)
 			break;
-		if (!n3t_read_cpu(cpu, res, NULL, NULL, 0, 0))
+		if (!dom || !n3t_read_cpu(cpu, dom->plan, res, NULL, NULL))
 			memset(res, 0, sizeof(*res));
-		n3t_fill_record(&rec[n++], cpu, res);
+		n3t_fill_record(&rec[n++], cpu, dom, res);
 	}
 	h->magic = N3T_SNAP_MAGIC;
 	h->abi_version = N3T_SNAP_ABI_VERSION;
 	h->header_size = sizeof(*h);
 	h->record_size = sizeof(*rec);
 	h->nr_records = n;
-	h->nr_events = N3T_NR_EVENTS;
-	h->nr_metrics = N3T_NR_METRICS;
-	h->slots = n3t_cfg.slots;
+	h->nr_models = n3t_cfg.nr_dom;
+	h->max_events = N3T_SNAP_MAX_EVENTS;
+	h->max_metrics = N3T_SNAP_MAX_METRICS;
 	h->interval_ms = n3t_cfg.interval_ms;
-	h->groups = n3t_cfg.plan->groups;
+	h->names_offset = sizeof(*h);
+	h->names_size = names;
+	h->records_offset = off_rec;
 	h->fixed_scale = N3T_FIXED_SCALE;
 	mutex_unlock(&n3t_cfg.lock);
 	kfree(res);
 
 	kvfree(sf->buf);
 	sf->buf = snap;
-	sf->len = sizeof(*h) + n * sizeof(*rec);
+	sf->len = off_rec + n * sizeof(*rec);
 	return 0;
 }
 

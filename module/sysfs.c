@@ -37,9 +37,11 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
 /**
  * struct n3t_view - a consistent copy of one directory's latest interval
  * @res: the result (for system/: sums over the CPUs that collect)
+ * @dom: the domain whose plan the view follows (NULL: the CPU has none)
  * @ok: whether any data was published
  * @state: cpuN/: whether the CPU collects
  * @nr_state: system/: online CPUs in each state
+ * @nr_cpus: system/: CPUs summed in @res
  * @nr_sets: sets in @sets
  * @nr_ev: counts in @delta
  * @events: every event of the sets in use
@@ -51,12 +53,14 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
  */
 struct n3t_view {
 	struct n3t_result res;
+	const struct n3t_domain *dom;
 	bool ok;
 	enum n3t_cpu_state state;
 	unsigned int nr_state[N3T_NR_CPU_STATES];
+	unsigned int nr_cpus;
 	unsigned int nr_sets;
 	unsigned int nr_ev;
-	DECLARE_BITMAP(events, N3T_NR_EVENTS);
+	DECLARE_BITMAP(events, N3T_MAX_EVENTS);
 	struct n3t_pub_set *sets;
 	u64 *delta;
 	u64 data[];
@@ -83,47 +87,51 @@ ALLOW_ERROR_INJECTION(n3t_view_alloc, NULL);
 /* Fill a view; the caller holds n3t_cfg.lock. */
 static struct n3t_view *n3t_view_get(int cpu)
 {
-	const struct n3t_plan *plan = n3t_cfg.plan;
-	unsigned int nr = plan->nr_sets, nr_ev = n3t_plan_nr_events(plan);
+	const struct n3t_domain *dom = cpu == N3T_SYSTEM ? &n3t_cfg.dom[0] : n3t_cpu_domain(cpu);
+	const struct n3t_plan *plan = dom ? dom->plan : NULL;
+	unsigned int nr = plan ? plan->nr_sets : 0, nr_ev = plan ? n3t_plan_nr_events(plan) : 0;
 	unsigned int c, s, i, e, first;
 	struct n3t_view *v, *one = NULL;
-	DECLARE_BITMAP(counted, N3T_NR_EVENTS);
+	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
 	u64 *counts;
 
 	v = n3t_view_alloc(nr, nr_ev);
 	if (!v)
 		return NULL;
+	v->dom = dom;
 	for (s = 0; s < nr; s++)
-		bitmap_or(v->events, v->events, plan->set[s].events, N3T_NR_EVENTS);
+		bitmap_or(v->events, v->events, plan->set[s].events, N3T_MAX_EVENTS);
 	if (cpu != N3T_SYSTEM) {
 		v->state = n3t_cpu_state(cpu);
-		v->ok = n3t_read_cpu(cpu, &v->res, v->sets, v->delta, nr, nr_ev) && v->res.seq;
+		v->ok = plan && n3t_read_cpu(cpu, plan, &v->res, v->sets, v->delta) &&
+			v->res.seq;
 		return v;
 	}
 
-	/* system: sum the latest interval's per-set deltas of every online CPU */
+	/* system: sum the latest interval's per-set deltas of the first domain's CPUs */
 	one = n3t_view_alloc(nr, nr_ev);
-	counts = kcalloc(N3T_NR_EVENTS, sizeof(*counts), GFP_KERNEL);
+	counts = kcalloc(N3T_MAX_EVENTS, sizeof(*counts), GFP_KERNEL);
 	if (!one || !counts)
 		goto fail;
 	/* no cpus_read_lock(): CPUs going offline simply stop publishing */
 	for_each_possible_cpu(c) {
 		if (cpu_online(c))
 			v->nr_state[n3t_cpu_state(c)]++;
-		if (!n3t_read_cpu(c, &one->res, one->sets, one->delta, nr, nr_ev) ||
+		if (!n3t_read_cpu(c, plan, &one->res, one->sets, one->delta) ||
 		    !one->res.seq)
 			continue;
 		v->ok = true;
+		v->nr_cpus++;
 		v->res.seq = max(v->res.seq, one->res.seq);
 		v->res.end_ns = max(v->res.end_ns, one->res.end_ns);
 		v->res.interval_ns = max(v->res.interval_ns, one->res.interval_ns);
 		v->res.lost += one->res.lost;
-		for (e = 0; e < N3T_NR_EVENTS; e++) {
+		for (e = 0; e < N3T_MAX_EVENTS; e++) {
 			v->res.ev_count[e] += one->res.ev_count[e];
 			v->res.ev_ns[e] += one->res.ev_ns[e];
 		}
 		for (s = 0, first = 0; s < nr; s++) {
-			unsigned int w = bitmap_weight(plan->set[s].events, N3T_NR_EVENTS);
+			unsigned int w = bitmap_weight(plan->set[s].events, N3T_MAX_EVENTS);
 
 			v->sets[s].lost += one->sets[s].lost;
 			if (one->sets[s].good_ns) {
@@ -136,14 +144,14 @@ static struct n3t_view *n3t_view_get(int cpu)
 	}
 	v->res.nr_sets = nr;
 	for (s = 0, i = 0; s < nr; s++) {
-		bitmap_zero(counted, N3T_NR_EVENTS);
-		for_each_set_bit(e, plan->set[s].events, N3T_NR_EVENTS) {
+		bitmap_zero(counted, N3T_MAX_EVENTS);
+		for_each_set_bit(e, plan->set[s].events, N3T_MAX_EVENTS) {
 			counts[e] = v->delta[i++];
-			if (v->sets[s].good_ns && test_bit(e, n3t_cfg.usable))
+			if (v->sets[s].good_ns && test_bit(e, dom->usable))
 				__set_bit(e, counted);
 		}
-		bitmap_or(v->res.counted, v->res.counted, counted, N3T_NR_EVENTS);
-		n3t_eval_set(plan, s, counts, counted, n3t_cfg.slots, v->res.value,
+		bitmap_or(v->res.counted, v->res.counted, counted, N3T_MAX_EVENTS);
+		n3t_eval_set(plan, s, counts, counted, dom->slots, v->res.value,
 			     v->res.valid);
 	}
 	kfree(counts);
@@ -174,32 +182,64 @@ static struct n3t_view *n3t_dir_view(struct kobject *kobj)
 
 /**
  * struct n3t_group_attr - a metric group file
- * @attr: the attribute
- * @group: enum n3t_group_id
+ * @attr: the attribute; its name is the group's file name
+ *
+ * One per group name any table has (n3t_group_attrs), allocated at init and
+ * freed at exit after the directories are gone.  A directory shows the
+ * files of its CPU's core (n3t_is_visible()).
  */
 struct n3t_group_attr {
 	struct kobj_attribute attr;
-	unsigned int group;
 };
+
+static struct n3t_group_attr *n3t_group_attrs;
+static unsigned int n3t_nr_group_attrs;
+static struct attribute **n3t_dir_attrs;
+
+static bool n3t_is_group_attr(const struct attribute *attr)
+{
+	unsigned int i;
+
+	for (i = 0; i < n3t_nr_group_attrs; i++)
+		if (attr == &n3t_group_attrs[i].attr.attr)
+			return true;
+	return false;
+}
+
+/* The group of @dom's model named like @attr, or -ENOENT. */
+static int n3t_attr_group(const struct n3t_domain *dom, const struct attribute *attr)
+{
+	if (!dom)
+		return -ENOENT;
+	return n3t_group_by_name(dom->model, attr->name, strlen(attr->name));
+}
 
 static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	unsigned int g = container_of(attr, struct n3t_group_attr, attr)->group;
-	const struct n3t_group_desc *grp = &n3t_groups[g];
+	const struct n3t_group_desc *grp;
 	char val[N3T_VALUE_BUF];
+	const struct n3t_model *model;
 	struct n3t_view *v;
 	unsigned int i, m;
-	int len = 0;
+	int len = 0, g;
 	bool ok;
 
 	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
+	g = n3t_attr_group(v->dom, &attr->attr);
+	if (g < 0) {
+		kvfree(v);
+		return -ENODEV;
+	}
+	model = v->dom->model;
+	grp = &model->groups[g];
 	for (i = 0; i < grp->nr; i++) {
 		m = grp->metrics[i];
 		ok = v->ok && test_bit(m, v->res.valid);
-		n3t_format(val, sizeof(val), m, v->res.value[m], ok);
-		len += sysfs_emit_at(buf, len, "%s %s\n", n3t_metrics[m].name, val);
+		n3t_format(val, sizeof(val), n3t_unit_decimals(model->metrics[m].unit),
+			   v->res.value[m], ok);
+		len += sysfs_emit_at(buf, len, "%s %s\n", model->metrics[m].name, val);
 	}
 	kvfree(v);
 	return len;
@@ -213,11 +253,20 @@ static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 
 	if (!v)
 		return -ENOMEM;
-	for_each_set_bit(e, v->events, N3T_NR_EVENTS)
-		len += sysfs_emit_at(buf, len, "%s %llu %llu\n", n3t_events[e].name,
+	for_each_set_bit(e, v->events, N3T_MAX_EVENTS)
+		len += sysfs_emit_at(buf, len, "%s %llu %llu\n", v->dom->model->events[e].name,
 				     v->res.ev_count[e], v->res.ev_ns[e]);
 	kvfree(v);
 	return len;
+}
+
+static ssize_t cpu_model_dir_show(struct kobject *kobj, struct kobj_attribute *attr,
+				  char *buf)
+{
+	const struct n3t_domain *dom = n3t_dir_cpu(kobj) == N3T_SYSTEM ? &n3t_cfg.dom[0] :
+				       n3t_cpu_domain(n3t_dir_cpu(kobj));
+
+	return sysfs_emit(buf, "%s\n", dom ? dom->model->name : "unsupported");
 }
 
 static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -235,19 +284,20 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 		len += sysfs_emit_at(buf, len, "state %s\n", n3t_cpu_state_name(v->state));
 	else
 		len += sysfs_emit_at(buf, len,
-				     "cpus_collecting %u\ncpus_isolated %u\ncpus_failed %u\n",
+				     "cpus_collecting %u\ncpus_isolated %u\ncpus_failed %u\ncpus_unsupported %u\n",
 				     v->nr_state[N3T_CPU_COLLECTING],
 				     v->nr_state[N3T_CPU_ISOLATED],
 				     v->nr_state[N3T_CPU_NO_MEMORY] +
-				     v->nr_state[N3T_CPU_NO_COUNTERS]);
+				     v->nr_state[N3T_CPU_NO_COUNTERS],
+				     v->nr_state[N3T_CPU_UNSUPPORTED]);
 	for (s = 0; s < v->nr_sets; s++) {
 		u64 ivl = v->res.interval_ns;
 		/* system/: good_ns sums over CPUs; coverage is per CPU on average */
 		u64 good = v->sets[s].good_ns;
 		u64 ppm = 0;
 
-		if (n3t_dir_cpu(kobj) == N3T_SYSTEM && v->nr_state[N3T_CPU_COLLECTING])
-			good = div_u64(good, v->nr_state[N3T_CPU_COLLECTING]);
+		if (n3t_dir_cpu(kobj) == N3T_SYSTEM && v->nr_cpus)
+			good = div_u64(good, v->nr_cpus);
 		if (ivl)
 			ppm = min_t(u64, mul_u64_u64_div_u64(good, 10000, ivl), 10000);
 		len += sysfs_emit_at(buf, len, "set%u_coverage %llu.%02llu\nset%u_lost %u\n",
@@ -257,55 +307,10 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 	return len;
 }
 
-#define N3T_GROUP_ATTR(g) \
-	static struct n3t_group_attr n3t_attr_##g = { \
-		.attr = __ATTR(g, 0444, n3t_group_show, NULL), .group = N3T_G_##g }
-
-N3T_GROUP_ATTR(topdown_l1);
-N3T_GROUP_ATTR(topdown_frontend);
-N3T_GROUP_ATTR(topdown_backend);
-N3T_GROUP_ATTR(cycle_accounting);
-N3T_GROUP_ATTR(general);
-N3T_GROUP_ATTR(mpki);
-N3T_GROUP_ATTR(miss_ratio);
-N3T_GROUP_ATTR(branch);
-N3T_GROUP_ATTR(itlb);
-N3T_GROUP_ATTR(dtlb);
-N3T_GROUP_ATTR(l1i_cache);
-N3T_GROUP_ATTR(l1d_cache);
-N3T_GROUP_ATTR(l2_cache);
-N3T_GROUP_ATTR(ll_cache);
-N3T_GROUP_ATTR(operation_mix);
-N3T_GROUP_ATTR(sve);
-N3T_GROUP_ATTR(fp_arithmetic);
-N3T_GROUP_ATTR(fp_precision);
-
 static struct kobj_attribute events_attr = __ATTR(events, 0400, events_show, NULL);
 static struct kobj_attribute status_attr = __ATTR(status, 0444, status_show, NULL);
-
-static struct attribute *n3t_dir_attrs[] = {
-	&n3t_attr_topdown_l1.attr.attr,
-	&n3t_attr_topdown_frontend.attr.attr,
-	&n3t_attr_topdown_backend.attr.attr,
-	&n3t_attr_cycle_accounting.attr.attr,
-	&n3t_attr_general.attr.attr,
-	&n3t_attr_mpki.attr.attr,
-	&n3t_attr_miss_ratio.attr.attr,
-	&n3t_attr_branch.attr.attr,
-	&n3t_attr_itlb.attr.attr,
-	&n3t_attr_dtlb.attr.attr,
-	&n3t_attr_l1i_cache.attr.attr,
-	&n3t_attr_l1d_cache.attr.attr,
-	&n3t_attr_l2_cache.attr.attr,
-	&n3t_attr_ll_cache.attr.attr,
-	&n3t_attr_operation_mix.attr.attr,
-	&n3t_attr_sve.attr.attr,
-	&n3t_attr_fp_arithmetic.attr.attr,
-	&n3t_attr_fp_precision.attr.attr,
-	&events_attr.attr,
-	&status_attr.attr,
-	NULL,
-};
+static struct kobj_attribute cpu_model_dir_attr = __ATTR(cpu_model, 0444, cpu_model_dir_show,
+							 NULL);
 
 /* root_only=1 takes read access from everyone but root. */
 static umode_t n3t_is_visible(struct kobject *kobj, struct attribute *attr, int n)
@@ -313,9 +318,20 @@ static umode_t n3t_is_visible(struct kobject *kobj, struct attribute *attr, int 
 	return n3t_root_only ? attr->mode & 0600 : attr->mode;
 }
 
-static const struct attribute_group n3t_dir_group = {
-	.attrs = n3t_dir_attrs,
-	.is_visible = n3t_is_visible,
+/* A directory has the group files of its CPU's core (system/: the first). */
+static umode_t n3t_dir_is_visible(struct kobject *kobj, struct attribute *attr, int n)
+{
+	int cpu = n3t_dir_cpu(kobj);
+	const struct n3t_domain *dom = cpu == N3T_SYSTEM ? &n3t_cfg.dom[0] :
+				       n3t_cpu_domain(cpu);
+
+	if (n3t_is_group_attr(attr) && n3t_attr_group(dom, attr) < 0)
+		return 0;
+	return n3t_is_visible(kobj, attr, n);
+}
+
+static struct attribute_group n3t_dir_group = {
+	.is_visible = n3t_dir_is_visible,
 };
 
 static const struct attribute_group *n3t_dir_groups[] = {
@@ -356,6 +372,7 @@ static struct n3t_dir *n3t_dir_add(int cpu)
 /* Never fails: a CPU must come online even if its directory cannot. */
 static int n3t_sysfs_online(unsigned int cpu)
 {
+	n3t_cpu_identify();	/* its group files depend on its core */
 	n3t_cpu_dirs[cpu] = n3t_dir_add(cpu);
 	if (!n3t_cpu_dirs[cpu])
 		pr_warn_ratelimited("cpu%u: could not create its directory; the CPU is online regardless\n",
@@ -363,10 +380,17 @@ static int n3t_sysfs_online(unsigned int cpu)
 	return 0;
 }
 
+static void n3t_dir_del(struct n3t_dir *d)
+{
+	/* files go now, whenever the last reference goes */
+	kobject_del(&d->kobj);
+	kobject_put(&d->kobj);
+}
+
 static int n3t_sysfs_offline(unsigned int cpu)
 {
 	if (n3t_cpu_dirs[cpu])
-		kobject_put(&n3t_cpu_dirs[cpu]->kobj);
+		n3t_dir_del(n3t_cpu_dirs[cpu]);
 	n3t_cpu_dirs[cpu] = NULL;
 	return 0;
 }
@@ -380,25 +404,38 @@ static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr, c
 
 static ssize_t cpu_model_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", n3t_cfg.model);
+	unsigned int d;
+	int len = 0;
+
+	for (d = 0; d < n3t_cfg.nr_dom; d++)
+		len += sysfs_emit_at(buf, len, "%s%s\n", n3t_cfg.dom[d].model->name,
+				     n3t_cfg.dom[d].forced ? " (forced)" : "");
+	return len;
 }
 
 static ssize_t slots_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", n3t_cfg.slots);
+	return sysfs_emit(buf, "%u\n", n3t_cfg.dom[0].slots);
+}
+
+static int n3t_emit_counters(const struct n3t_domain *d, char *buf)
+{
+	int len;
+
+	mutex_lock(&n3t_cfg.lock);
+	len = sysfs_emit(buf, "programmable %u\ncycle_counter %s\nreserved %u\n",
+			 d->capacity, d->cycle_counter ? "free" : "busy", d->reserved);
+	len += sysfs_emit_at(buf, len, "load_programmable %u\nload_cycle_counter %s\n",
+			     d->load_capacity, d->load_cycle_counter ? "free" : "busy");
+	len += sysfs_emit_at(buf, len, "repacks_down %u\nrepacks_up %u\n",
+			     n3t_cfg.repacks_down, n3t_cfg.repacks_up);
+	mutex_unlock(&n3t_cfg.lock);
+	return len;
 }
 
 static ssize_t counters_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	int len;
-
-	len = sysfs_emit(buf, "programmable %u\ncycle_counter %s\nreserved %u\n",
-			 n3t_cfg.capacity, n3t_cfg.cycle_counter ? "free" : "busy",
-			 n3t_cfg.reserved);
-	len += sysfs_emit_at(buf, len, "load_programmable %u\nload_cycle_counter %s\n",
-			     n3t_cfg.load_capacity, n3t_cfg.load_cycle_counter ? "free" : "busy");
-	return len + sysfs_emit_at(buf, len, "repacks_down %u\nrepacks_up %u\n",
-				   n3t_cfg.repacks_down, n3t_cfg.repacks_up);
+	return n3t_emit_counters(&n3t_cfg.dom[0], buf);
 }
 
 static ssize_t interval_ms_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -419,68 +456,87 @@ static ssize_t interval_ms_store(struct kobject *kobj, struct kobj_attribute *at
 		return ret;
 	if (ms < N3T_INTERVAL_MIN || ms > N3T_INTERVAL_MAX)
 		return -ERANGE;
-	ret = n3t_collect_reconfigure(N3T_KEEP, ms);
+	ret = n3t_collect_reconfigure(NULL, ms);
 	return ret ? ret : count;
 }
 
-static int n3t_emit_groups(char *buf, int len, u32 groups)
+/* The group names of every domain, @sel's (or all), each name once. */
+static int n3t_emit_groups(char *buf, const u32 *sel)
 {
-	unsigned int g;
-	bool first = true;
+	const char *seen[N3T_MAX_GROUPS * N3T_MAX_DOMAINS];
+	unsigned int d, g, i, n = 0;
+	int len = 0;
 
-	for (g = 0; g < N3T_NR_GROUPS; g++) {
-		if (!(groups & BIT(g)))
-			continue;
-		len += sysfs_emit_at(buf, len, "%s%s", first ? "" : " ", n3t_groups[g].name);
-		first = false;
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		const struct n3t_model *model = n3t_cfg.dom[d].model;
+
+		for (g = 0; g < model->nr_groups; g++) {
+			if (sel && !(sel[d] & BIT(g)))
+				continue;
+			for (i = 0; i < n; i++)
+				if (!strcmp(seen[i], model->groups[g].name))
+					break;
+			if (i < n)
+				continue;
+			seen[n++] = model->groups[g].name;
+			len += sysfs_emit_at(buf, len, "%s%s", len ? " " : "",
+					     model->groups[g].name);
+		}
 	}
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
 static ssize_t groups_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	u32 groups;
+	u32 sel[N3T_MAX_DOMAINS];
+	unsigned int d;
 
 	mutex_lock(&n3t_cfg.lock);
-	groups = n3t_cfg.plan->groups;
+	for (d = 0; d < n3t_cfg.nr_dom; d++)
+		sel[d] = n3t_cfg.dom[d].plan->groups;
 	mutex_unlock(&n3t_cfg.lock);
-	return n3t_emit_groups(buf, 0, groups);
+	return n3t_emit_groups(buf, sel);
 }
 
 static ssize_t groups_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
-	u32 groups;
-	int ret = n3t_parse_groups(buf, count, &groups);
+	u32 sel[N3T_MAX_DOMAINS];
+	int ret = n3t_parse_selection(buf, count, sel);
 
 	if (ret)
 		return ret;
-	ret = n3t_collect_reconfigure(groups, N3T_KEEP);
+	ret = n3t_collect_reconfigure(sel, N3T_KEEP);
 	return ret ? ret : count;
 }
 
 static ssize_t available_groups_show(struct kobject *kobj, struct kobj_attribute *attr,
 				     char *buf)
 {
-	return n3t_emit_groups(buf, 0, N3T_ALL_GROUPS);
+	return n3t_emit_groups(buf, NULL);
 }
 
-static ssize_t sets_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+static int n3t_emit_sets(const struct n3t_domain *d, char *buf)
 {
 	const struct n3t_plan *plan;
 	unsigned int s, e;
 	int len = 0;
 
 	mutex_lock(&n3t_cfg.lock);
-	plan = n3t_cfg.plan;
+	plan = d->plan;
 	for (s = 0; s < plan->nr_sets; s++) {
 		len += sysfs_emit_at(buf, len, "set%u", s);
-		for_each_set_bit(e, plan->set[s].events, N3T_NR_EVENTS)
-			len += sysfs_emit_at(buf, len, " %s", n3t_events[e].name);
+		for_each_set_bit(e, plan->set[s].events, N3T_MAX_EVENTS)
+			len += sysfs_emit_at(buf, len, " %s", d->model->events[e].name);
 		len += sysfs_emit_at(buf, len, "\n");
 	}
 	mutex_unlock(&n3t_cfg.lock);
 	return len;
+}
+
+static ssize_t sets_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return n3t_emit_sets(&n3t_cfg.dom[0], buf);
 }
 
 static struct kobj_attribute version_attr = __ATTR_RO(version);
@@ -509,20 +565,260 @@ static const struct attribute_group n3t_top_group = {
 	.is_visible = n3t_is_visible,
 };
 
+/*
+ * models/<model>/: what each core type in use is and how it is counted:
+ * its CPUs, slots, counters and sets, and its tables (events, metrics with
+ * units, groups) so that readers need no tables of their own.
+ */
+
+/**
+ * struct n3t_model_dir - a models/<model> directory
+ * @kobj: its kobject
+ * @dom: the domain it describes (part of n3t_cfg, outlives the directory)
+ */
+struct n3t_model_dir {
+	struct kobject kobj;
+	const struct n3t_domain *dom;
+};
+
+static struct kobject *n3t_models_kobj;
+static struct n3t_model_dir *n3t_model_dirs[N3T_MAX_DOMAINS];
+
+static const struct n3t_domain *n3t_kobj_dom(struct kobject *kobj)
+{
+	return container_of(kobj, struct n3t_model_dir, kobj)->dom;
+}
+
+static ssize_t model_cpus_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(&n3t_kobj_dom(kobj)->cpus));
+}
+
+static ssize_t model_slots_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", n3t_kobj_dom(kobj)->slots);
+}
+
+static ssize_t model_counters_show(struct kobject *kobj, struct kobj_attribute *attr,
+				   char *buf)
+{
+	return n3t_emit_counters(n3t_kobj_dom(kobj), buf);
+}
+
+static ssize_t model_sets_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return n3t_emit_sets(n3t_kobj_dom(kobj), buf);
+}
+
+static ssize_t model_events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	const struct n3t_model *model = n3t_kobj_dom(kobj)->model;
+	unsigned int e;
+	int len = 0;
+
+	for (e = 0; e < model->nr_events; e++)
+		len += sysfs_emit_at(buf, len, "%s 0x%04x\n", model->events[e].name,
+				     model->events[e].code);
+	return len;
+}
+
+static ssize_t model_metrics_show(struct kobject *kobj, struct kobj_attribute *attr,
+				  char *buf)
+{
+	const struct n3t_model *model = n3t_kobj_dom(kobj)->model;
+	unsigned int m, u;
+	int len = 0;
+
+	for (m = 0; m < model->nr_metrics; m++) {
+		u = model->metrics[m].unit;
+		len += sysfs_emit_at(buf, len, "%s %u %s\n", model->metrics[m].name,
+				     n3t_unit_decimals(u), n3t_unit_name(u));
+	}
+	return len;
+}
+
+static ssize_t model_groups_show(struct kobject *kobj, struct kobj_attribute *attr,
+				 char *buf)
+{
+	const struct n3t_model *model = n3t_kobj_dom(kobj)->model;
+	unsigned int g, i;
+	int len = 0;
+
+	for (g = 0; g < model->nr_groups; g++) {
+		const struct n3t_group_desc *grp = &model->groups[g];
+
+		len += sysfs_emit_at(buf, len, "%s %s", grp->name, grp->spec_name);
+		for (i = 0; i < grp->nr; i++)
+			len += sysfs_emit_at(buf, len, " %s",
+					     model->metrics[grp->metrics[i]].name);
+		len += sysfs_emit_at(buf, len, "\n");
+	}
+	return len;
+}
+
+static struct kobj_attribute model_cpus_attr = __ATTR(cpus, 0444, model_cpus_show, NULL);
+static struct kobj_attribute model_slots_attr = __ATTR(slots, 0444, model_slots_show, NULL);
+static struct kobj_attribute model_counters_attr =
+	__ATTR(counters, 0444, model_counters_show, NULL);
+static struct kobj_attribute model_sets_attr = __ATTR(sets, 0444, model_sets_show, NULL);
+static struct kobj_attribute model_events_attr =
+	__ATTR(events, 0444, model_events_show, NULL);
+static struct kobj_attribute model_metrics_attr =
+	__ATTR(metrics, 0444, model_metrics_show, NULL);
+static struct kobj_attribute model_groups_attr =
+	__ATTR(groups, 0444, model_groups_show, NULL);
+
+static struct attribute *n3t_model_attrs[] = {
+	&model_cpus_attr.attr,
+	&model_slots_attr.attr,
+	&model_counters_attr.attr,
+	&model_sets_attr.attr,
+	&model_events_attr.attr,
+	&model_metrics_attr.attr,
+	&model_groups_attr.attr,
+	NULL,
+};
+
+static const struct attribute_group n3t_model_group = {
+	.attrs = n3t_model_attrs,
+	.is_visible = n3t_is_visible,
+};
+
+static const struct attribute_group *n3t_model_groups[] = {
+	&n3t_model_group,
+	NULL,
+};
+
+static void n3t_model_dir_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct n3t_model_dir, kobj));
+}
+
+static const struct kobj_type n3t_model_ktype = {
+	.release = n3t_model_dir_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = n3t_model_groups,
+};
+
+static void n3t_model_dirs_del(void)
+{
+	unsigned int d;
+
+	for (d = 0; d < N3T_MAX_DOMAINS; d++) {
+		if (!n3t_model_dirs[d])
+			continue;
+		kobject_del(&n3t_model_dirs[d]->kobj);
+		kobject_put(&n3t_model_dirs[d]->kobj);
+		n3t_model_dirs[d] = NULL;
+	}
+	kobject_put(n3t_models_kobj);
+}
+
+static int n3t_model_dirs_add(void)
+{
+	struct n3t_model_dir *md;
+	unsigned int d;
+	int ret;
+
+	n3t_models_kobj = kobject_create_and_add("models", n3t_kobj);
+	if (!n3t_models_kobj)
+		return -ENOMEM;
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		md = kzalloc(sizeof(*md), GFP_KERNEL);
+		if (!md) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		md->dom = &n3t_cfg.dom[d];
+		ret = kobject_init_and_add(&md->kobj, &n3t_model_ktype, n3t_models_kobj, "%s",
+					   md->dom->model->name);
+		if (ret) {
+			kobject_put(&md->kobj);
+			goto err;
+		}
+		n3t_model_dirs[d] = md;
+	}
+	return 0;
+err:
+	n3t_model_dirs_del();
+	return ret;
+}
+
+/*
+ * One file attribute per group name of any table, then the other files of
+ * a cpuN or system directory.  Freed by n3t_group_attrs_free() once no
+ * directory is left.
+ */
+static int n3t_group_attrs_init(void)
+{
+	unsigned int i, g, k, max = 0, n = 0;
+
+	for (i = 0; i < n3t_nr_models; i++)
+		max += n3t_models[i]->nr_groups;
+	n3t_group_attrs = kcalloc(max, sizeof(*n3t_group_attrs), GFP_KERNEL);
+	n3t_dir_attrs = kcalloc(max + 4, sizeof(*n3t_dir_attrs), GFP_KERNEL);
+	if (!n3t_group_attrs || !n3t_dir_attrs) {
+		kfree(n3t_group_attrs);
+		kfree(n3t_dir_attrs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n3t_nr_models; i++) {
+		for (g = 0; g < n3t_models[i]->nr_groups; g++) {
+			const char *name = n3t_models[i]->groups[g].name;
+			struct kobj_attribute *ka;
+
+			for (k = 0; k < n; k++)
+				if (!strcmp(n3t_group_attrs[k].attr.attr.name, name))
+					break;
+			if (k < n)
+				continue;
+			ka = &n3t_group_attrs[n].attr;
+			sysfs_attr_init(&ka->attr);
+			ka->attr.name = name;
+			ka->attr.mode = 0444;
+			ka->show = n3t_group_show;
+			n3t_dir_attrs[n++] = &ka->attr;
+		}
+	}
+	n3t_nr_group_attrs = n;
+	n3t_dir_attrs[n++] = &events_attr.attr;
+	n3t_dir_attrs[n++] = &status_attr.attr;
+	n3t_dir_attrs[n++] = &cpu_model_dir_attr.attr;
+	n3t_dir_group.attrs = n3t_dir_attrs;
+	return 0;
+}
+
+static void n3t_group_attrs_free(void)
+{
+	kfree(n3t_dir_attrs);
+	kfree(n3t_group_attrs);
+	n3t_dir_attrs = NULL;
+	n3t_group_attrs = NULL;
+	n3t_nr_group_attrs = 0;
+}
+
 int n3t_sysfs_init(void)
 {
 	int ret;
 
+	ret = n3t_group_attrs_init();
+	if (ret)
+		return ret;
 	n3t_kobj = kobject_create_and_add("n3telemetry", kernel_kobj);
-	if (!n3t_kobj)
-		return -ENOMEM;
+	if (!n3t_kobj) {
+		ret = -ENOMEM;
+		goto err_attrs;
+	}
 	ret = sysfs_create_group(n3t_kobj, &n3t_top_group);
 	if (ret)
 		goto err_kobj;
+	ret = n3t_model_dirs_add();
+	if (ret)
+		goto err_group;
 	n3t_system = n3t_dir_add(N3T_SYSTEM);
 	if (!n3t_system) {
 		ret = -ENOMEM;
-		goto err_group;
+		goto err_models;
 	}
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "n3telemetry:sysfs",
 				n3t_sysfs_online, n3t_sysfs_offline);
@@ -532,18 +828,24 @@ int n3t_sysfs_init(void)
 	return 0;
 
 err_system:
-	kobject_put(&n3t_system->kobj);
+	n3t_dir_del(n3t_system);
+err_models:
+	n3t_model_dirs_del();
 err_group:
 	sysfs_remove_group(n3t_kobj, &n3t_top_group);
 err_kobj:
 	kobject_put(n3t_kobj);
+err_attrs:
+	n3t_group_attrs_free();
 	return ret;
 }
 
 void n3t_sysfs_exit(void)
 {
 	cpuhp_remove_state(n3t_sysfs_hp);
-	kobject_put(&n3t_system->kobj);
+	n3t_dir_del(n3t_system);
+	n3t_model_dirs_del();
 	sysfs_remove_group(n3t_kobj, &n3t_top_group);
 	kobject_put(n3t_kobj);
+	n3t_group_attrs_free();
 }

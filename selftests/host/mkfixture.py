@@ -2,35 +2,45 @@
 # SPDX-License-Identifier: GPL-2.0
 """Write a fixture /sys/kernel/n3telemetry tree for n3tel's host tests.
 
-usage: mkfixture.py ENGINE_HOST_TEST DIR [variant]
-variants: good (default), malformed, missing-file, bad-magic, bad-version,
-bad-sizes, no-snapshot.  Metric names, units and event names are taken from
-the engine (engine-host-test tables); values are fixed, made-up numbers,
-written both as text (rounded like the module) and in the binary snapshot
-(uapi/linux/n3telemetry.h layout)."""
+usage: mkfixture.py DIR [VARIANT] [MODEL ...]
+
+MODEL is the name of one of Arm's telemetry descriptions (neoverse-n3, the
+default, neoverse-v2, neoverse-n1, ...), read from $N3T_ARM_TELEMETRY
+(default ../shared/reference/arm-telemetry next to the tree) with
+tools/models/gen_models.py's own loader, so the names, codes, units, groups
+and default selection are the ones the module's tables are generated from.
+With several models the four CPUs are split between them in order (two:
+cpu0-1 the first, cpu2-3 the second), a heterogeneous system.
+
+The tree is written both as text (the sysfs files, values rounded like the
+module prints them) and as the binary snapshot (uapi/linux/n3telemetry.h,
+ABI 2, native byte order, with its names section); values are fixed,
+made-up numbers.
+
+variants: good (default), all-groups (every group selected), malformed,
+missing-file, no-snapshot, and the
+snapshot errors bad-magic, swapped (the other byte order), bad-version,
+bad-sizes, truncated, bad-names, bad-model-index, too-many-metrics."""
 import os
 import struct
-import subprocess
 import sys
 
-binary, root = sys.argv[1], sys.argv[2]
-variant = sys.argv[3] if len(sys.argv) > 3 else 'good'
-tables = subprocess.run([binary, 'tables'], capture_output=True, text=True, check=True).stdout
-events = [ln.split()[1] for ln in tables.splitlines() if ln.startswith('event ')]
-metrics = []
-for ln in tables.splitlines():
-    if ln.startswith('metric '):
-        name, unit = ln[7:].split('|')[0].split(' ', 1)
-        metrics.append((name, unit))
-groups = [(ln.split()[1], ln.split()[3:]) for ln in tables.splitlines() if ln.startswith('group ')]
-DEFAULT = ['topdown_l1', 'topdown_frontend', 'topdown_backend', 'general',
-           'l1i_cache', 'l1d_cache', 'l2_cache', 'll_cache']
-selected = {m for g, ms in groups if g in DEFAULT for m in ms}
+top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(top, 'tools', 'models'))
+import gen_models  # noqa: E402
+
+ref = os.environ.get('N3T_ARM_TELEMETRY',
+                     os.path.join(top, '..', 'shared', 'reference', 'arm-telemetry'))
+root = sys.argv[1]
+variant = sys.argv[2] if len(sys.argv) > 2 else 'good'
+names = sys.argv[3:] or ['neoverse-n3']
 CPUS = [0, 1, 2, 3]
 IDLE = 2          # no interval published yet
+MAX = 96          # N3T_SNAP_MAX_EVENTS, N3T_SNAP_MAX_METRICS
 
 
 def decimals(unit):
+    """the engine's print precision of a unit (module/engine.c n3t_units)"""
     if unit.startswith('percent'):
         return 2
     if unit in ('MPKI', 'per cycle', 'operations per cycle'):
@@ -38,19 +48,39 @@ def decimals(unit):
     return 4
 
 
-def value(cpu, i, name):
-    """fixed point (millionths) or None"""
-    if cpu == IDLE or name not in selected:
-        return None
-    l1 = {'frontend_bound': [21370000, 12500000, 0, -1250000],
-          'backend_bound': [34020000, 60000000, 0, 55000000],
-          'retiring': [41500000, 20125000, 0, 40000000],
-          'bad_speculation': [3110000, 7375000, 0, 6250000]}
-    if name in l1:
-        return l1[name][cpu]
-    if name == 'll_cache_read_hit_ratio' and cpu == 3:
-        return None          # an undefined value on a live CPU
-    return (cpu + 1) * 1000003 * (i + 7) % 97000000 + 1500
+class Model:
+    def __init__(self, name):
+        m = gen_models.load(os.path.join(ref, name + '.json'))
+        self.name = m['file']
+        self.title = m['title']
+        self.slots = m['slots']
+        self.events = [e for e, _ in m['events']]
+        self.codes = [c for _, c in m['events']]
+        self.metrics = [(x['name'], gen_models.UNITS[x['unit']]) for x in m['metrics']]
+        self.mnames = [n for n, _ in self.metrics]
+        self.groups = [(f, arm, [self.mnames[i] for i in ms]) for f, arm, ms in m['groups']]
+        self.default = m['default'] if variant != 'all-groups' else list(range(len(self.groups)))
+        self.selected = {x for i in self.default for x in self.groups[i][2]}
+        self.used = [e for e in ['INST_RETIRED', 'CPU_CYCLES', 'L1D_CACHE',
+                                 'L1D_CACHE_REFILL', 'STALL_SLOT'] if e in self.events]
+
+    def value(self, cpu, i, name):
+        """fixed point (millionths) or None"""
+        if cpu == IDLE or name not in self.selected:
+            return None
+        l1 = {'frontend_bound': [21370000, 12500000, 0, -1250000],
+              'backend_bound': [34020000, 60000000, 0, 55000000],
+              'retiring': [41500000, 20125000, 0, 40000000],
+              'bad_speculation': [3110000, 7375000, 0, 6250000]}
+        if name in l1:
+            return l1[name][cpu]
+        if name == 'll_cache_read_hit_ratio' and cpu == 3:
+            return None          # an undefined value on a live CPU
+        return (cpu + 1) * 1000003 * (i + 7) % 97000000 + 1500
+
+    def counts(self, cpu, e):
+        i = self.events.index(e)
+        return (cpu + 1) * 1000000000 + i * 12345, (cpu + 1) * 900000000 + i
 
 
 def fmt(v, dec):
@@ -62,6 +92,9 @@ def fmt(v, dec):
     return f'{s}{q // 10 ** dec}.{q % 10 ** dec:0{dec}d}'
 
 
+models = [Model(n) for n in names]
+cpu_model = {c: k * len(models) // len(CPUS) for k, c in enumerate(CPUS)}
+first = models[0]
 os.makedirs(root, exist_ok=True)
 
 
@@ -72,28 +105,36 @@ def put(rel, text):
         f.write(text)
 
 
-put('version', '0.2.0\n')
-put('cpu_model', 'neoverse-n3\n')
-put('slots', '5\n')
+# --- the text tree -----------------------------------------------------------
+put('version', '0.3.0\n')
+put('cpu_model', ''.join(m.name + '\n' for m in models))
+put('slots', f'{first.slots}\n' if len(models) == 1 else
+    ''.join(f'{m.name} {m.slots}\n' for m in models))
 put('counters', 'programmable 6\ncycle_counter free\n')
 put('interval_ms', '1000\n')
-put('groups', ' '.join(DEFAULT) + '\n')
-put('available_groups', ' '.join(g for g, _ in groups) + '\n')
+# the selection by name: each model selects its own default groups
+sel = []
+for m in models:
+    sel += [m.groups[i][0] for i in m.default if m.groups[i][0] not in sel]
+put('groups', ' '.join(sel) + '\n')
+put('available_groups', ' '.join(g for g, _, _ in first.groups) + '\n')
 put('sets', 'set0 CPU_CYCLES\n')
-used_events = ['INST_RETIRED', 'CPU_CYCLES', 'L1D_CACHE', 'L1D_CACHE_REFILL', 'STALL_SLOT']
-
-
-def counts(cpu, e):
-    return (cpu + 1) * 1000000000 + events.index(e) * 12345, (cpu + 1) * 900000000 + events.index(e)
-
+for m in models:
+    put(f'models/{m.name}/events', ''.join(f'{e} 0x{c:04x}\n' for e, c in zip(m.events, m.codes)))
+    put(f'models/{m.name}/metrics', ''.join(f'{n} {decimals(u)} {u}\n' for n, u in m.metrics))
+    put(f'models/{m.name}/groups', ''.join(f'{f} {arm} {" ".join(ms)}\n'
+                                           for f, arm, ms in m.groups))
 
 for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
-    for g, ms in groups:
+    m = models[cpu_model[cpu]] if cpu is not None else first
+    if cpu is not None:
+        put(f'{d}/cpu_model', m.name + '\n')
+    for g, _, ms in m.groups:
         lines = []
-        for m in ms:
-            i = [n for n, _ in metrics].index(m)
-            v = value(cpu if cpu is not None else 0, i, m)
-            lines.append(f'{m} {fmt(v, decimals(metrics[i][1]))}')
+        for x in ms:
+            i = m.mnames.index(x)
+            v = m.value(cpu if cpu is not None else 0, i, x)
+            lines.append(f'{x} {fmt(v, decimals(m.metrics[i][1]))}')
         put(f'{d}/{g}', '\n'.join(lines) + '\n')
     idle = cpu == IDLE
     put(f'{d}/status', f'seq {0 if idle else 42}\nend_ns {0 if idle else 84000000000}\n'
@@ -101,50 +142,70 @@ for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
         + ('state collecting\n' if cpu is not None else
            'cpus_collecting 4\ncpus_isolated 0\ncpus_failed 0\n') +
         f'set0_coverage {"0.00" if idle else "99.50"}\nset0_lost 0\n')
-    put(f'{d}/events', ''.join(f'{e} {counts(cpu or 0, e)[0]} {counts(cpu or 0, e)[1]}\n'
-                               for e in sorted(used_events, key=events.index)))
+    put(f'{d}/events', ''.join(f'{e} {m.counts(cpu or 0, e)[0]} {m.counts(cpu or 0, e)[1]}\n'
+                               for e in sorted(m.used, key=m.events.index)))
 
 if variant == 'malformed':
     put('cpu1/general', 'ipc one-point-two\n')
 if variant == 'missing-file':
     os.remove(os.path.join(root, 'cpu3/l2_cache'))
 
+# --- the snapshot ------------------------------------------------------------
 if variant != 'no-snapshot':
+    order = '=' if variant != 'swapped' else ('>' if sys.byteorder == 'little' else '<')
+    lines = []
+    for k, m in enumerate(models):
+        gbits = sum(1 << i for i in m.default)
+        lines.append(f'model {k} {m.name} {m.slots} 0x{gbits:x} {m.title}')
+        lines += [f'event {k} {i} {e} 0x{c:04x}' for i, (e, c) in enumerate(zip(m.events, m.codes))]
+        lines += [f'metric {k} {i} {n} {decimals(u)} {u}' for i, (n, u) in enumerate(m.metrics)]
+        lines += [f'group {k} {i} {f} {arm} {" ".join(str(m.mnames.index(x)) for x in ms)}'
+                  for i, (f, arm, ms) in enumerate(m.groups)]
+    if variant == 'bad-names':
+        lines.insert(3, 'metric 0 two ipc 3 per cycle')
+    names_text = ''.join(ln + '\n' for ln in lines).encode()
+    hdr_size = 56
+    rec_size = 8 + 24 + 24 + 32 + 8 * 3 * MAX
+    names_off = hdr_size
+    recs_off = (names_off + len(names_text) + 7) // 8 * 8
     magic = 0x5354334e if variant != 'bad-magic' else 0x12345678
-    abi = 1 if variant != 'bad-version' else 2
-    nev, nm = len(events), len(metrics)
-    rec_size = 8 + 24 + 8 + 32 + 8 * (nm + 2 * nev)
-    hdr_size = 48 if variant != 'bad-sizes' else 40
-    group_bits = sum(1 << [g for g, _ in groups].index(g) for g in DEFAULT)
-    data = struct.pack('<10IQ', magic, abi, hdr_size, rec_size, len(CPUS), nev, nm, 5, 1000,
-                       group_bits, 1000000)
+    abi = 2 if variant != 'bad-version' else 1
+    data = struct.pack(order + '12IQ', magic, abi, hdr_size if variant != 'bad-sizes' else 48,
+                       rec_size, len(CPUS), len(models), MAX, MAX, 1000, names_off,
+                       len(names_text), recs_off, 1000000)
+    data += names_text + b'\0' * (recs_off - names_off - len(names_text))
     for c in CPUS:
+        k = cpu_model[c]
+        m = models[k]
         idle = c == IDLE
         valid = [0, 0]
-        vals = []
-        for i, (m, unit) in enumerate(metrics):
-            v = value(c, i, m)
+        vals = [0] * MAX
+        for i, (x, unit) in enumerate(m.metrics):
+            v = m.value(c, i, x)
             if v is not None:
                 valid[i // 64] |= 1 << (i % 64)
                 # the text files hold the rounded value: give the snapshot
                 # the same so both sources print identically
                 dec = decimals(unit)
                 v = int(fmt(v, dec).replace('.', '')) * 10 ** (6 - dec)
-            vals.append(v or 0)
+                vals[i] = v
         counted = [0, 0]
-        ec, ens = [], []
-        for i, e in enumerate(events):
-            if e in used_events:
+        ec, ens = [0] * MAX, [0] * MAX
+        for i, e in enumerate(m.events):
+            if e in m.used:
                 counted[i // 64] |= 1 << (i % 64)
-                a, b = counts(c, e)
-            else:
-                a = b = 0
-            ec.append(a)
-            ens.append(b)
-        data += struct.pack('<IIQQQII2Q2Q', c, 0 if idle else 1, 0 if idle else 42,
+                ec[i], ens[i] = m.counts(c, e)
+        nev, nm = len(m.events), len(m.metrics)
+        if variant == 'bad-model-index' and c == 3:
+            k = len(models)
+        if variant == 'too-many-metrics' and c == 1:
+            nm = MAX + 1
+        data += struct.pack(order + 'IIQQQ6I2Q2Q', c, 0 if idle else 1, 0 if idle else 42,
                             0 if idle else 84000000000, 0 if idle else 1000000000, 1, c,
-                            *valid, *counted)
-        data += struct.pack(f'<{nm}q', *vals) + struct.pack(f'<{nev}Q', *ec) + \
-            struct.pack(f'<{nev}Q', *ens)
+                            k, nev, nm, 0, *valid, *counted)
+        data += struct.pack(f'{order}{MAX}q', *vals) + struct.pack(f'{order}{MAX}Q', *ec) + \
+            struct.pack(f'{order}{MAX}Q', *ens)
+    if variant == 'truncated':
+        data = data[:-100]
     with open(os.path.join(root, 'snapshot'), 'wb') as f:
         f.write(data)

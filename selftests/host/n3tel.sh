@@ -15,11 +15,23 @@ t() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
 make -s -C "$top/tools/n3tel" n3tel > "$out/build.log" 2>&1
 t n3tel-builds test -x "$top/tools/n3tel/n3tel" || exit 0
 N3TEL=$top/tools/n3tel/n3tel
-eng=${1:-$top/build}/engine-host-test
-[ -x "$eng" ] || exit 1
-fx() { rm -rf "$out/$1"; python3 "$top/selftests/host/mkfixture.py" "$eng" "$out/$1" "${2:-good}"; }
+# n3tel compiles in no core's tables: it reads them from the tree
+t n3tel-no-tables sh -c "! nm '$N3TEL' | grep -q 'n3t_models\|n3t_format'"
+# fixtures are made from Arm's descriptions, like the module's tables
+ref=${N3T_ARM_TELEMETRY:-$top/../shared/reference/arm-telemetry}
+t arm-descriptions test -r "$ref/neoverse-n3.json" || exit 1
+fx() {	# fx NAME [VARIANT [MODEL...]]
+	local name=$1 variant=${2:-good}
+	shift
+	[ $# -gt 0 ] && shift
+	rm -rf "$out/$name"
+	N3T_ARM_TELEMETRY=$ref python3 "$top/selftests/host/mkfixture.py" "$out/$name" "$variant" "$@"
+}
 fx good
 fx nosnap no-snapshot
+fx v2 all-groups neoverse-v2
+fx n1 good neoverse-n1
+fx hetero good neoverse-n3 neoverse-v2
 
 # golden outputs (UPDATE_GOLDEN=1 rewrites them)
 gold() {	# gold NAME CMD...
@@ -43,6 +55,8 @@ gold show-system "$N3TEL" --sysfs "$out/good" show --cpu system --group topdown_
 gold export-prometheus "$N3TEL" --sysfs "$out/good" export --format prometheus
 gold export-json "$N3TEL" --sysfs "$out/good" export --format json
 gold export-json-text "$N3TEL" --sysfs "$out/nosnap" export --format json
+gold show-v2 "$N3TEL" --sysfs "$out/v2" show --cpu 0
+gold export-prometheus-hetero "$N3TEL" --sysfs "$out/hetero" export --format prometheus
 
 # the snapshot and the text files give the same numbers
 "$N3TEL" --sysfs "$out/good" --text export --format prometheus > "$out/text.prom"
@@ -51,6 +65,35 @@ t json-parses python3 -c "import json,sys; d=json.load(open(sys.argv[1])); asser
 t json-nan-is-null python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['cpus']; assert c[2]['metrics']['ipc'] is None and c[3]['metrics']['ll_cache_read_hit_ratio'] is None and c[0]['metrics']['frontend_bound'] == 21.37" "$out/export-json.out"
 t promtool-check-metrics sh -c "promtool check metrics < '$out/export-prometheus.out'"
 t no-cpu-all sh -c "! grep -q 'cpu=\"all\"' '$out/export-prometheus.out'"
+
+# other cores: names, groups and units come from the tree
+t v2-16-groups sh -c "test \$(grep -c '^  [a-zA-Z]' '$out/show-v2.out') = 16"
+t v2-no-topdown-frontend sh -c "! grep -q 'topdown_frontend\|frontend_core_bound' '$out/show-v2.out'"
+t v2-text-equals-snapshot sh -c "'$N3TEL' --sysfs '$out/v2' --text show --cpu 0 | cmp -s - '$out/show-v2.out'"
+t v2-slots sh -c "'$N3TEL' --sysfs '$out/v2' export --format prometheus | grep -qx 'n3telemetry_slots 8'"
+for src in --snapshot --text; do
+	t n1-show$src sh -c "'$N3TEL' --sysfs '$out/n1' $src show > '$out/n1-show.txt' &&
+		! grep -q 'Topdown\|frontend_bound' '$out/n1-show.txt' &&
+		grep -q '^  cycle_accounting\$' '$out/n1-show.txt'"
+	t n1-top$src sh -c "'$N3TEL' --sysfs '$out/n1' $src top --sort retiring --iterations 1 > '$out/n1-top.txt' &&
+		grep -q '^cpu0   \[ no topdown level 1 on neoverse-n1 *\]       -       -       -       - 16.002' '$out/n1-top.txt'"
+	t n1-export$src sh -c "'$N3TEL' --sysfs '$out/n1' $src export --format prometheus > '$out/n1.prom' &&
+		promtool check metrics < '$out/n1.prom' && ! grep -q frontend_bound_ratio '$out/n1.prom' &&
+		grep -qx 'n3telemetry_cpu_info{cpu=\"3\",model=\"neoverse-n1\"} 1' '$out/n1.prom'"
+	t n1-json$src sh -c "'$N3TEL' --sysfs '$out/n1' $src export --format json |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); c=d[\"cpus\"][0]; assert c[\"model\"] == \"neoverse-n1\" and \"retiring\" not in c[\"metrics\"] and c[\"metrics\"][\"frontend_stalled_cycles\"] == 14.0'"
+done
+t hetero-text-equals-snapshot sh -c "'$N3TEL' --sysfs '$out/hetero' --text export --format prometheus | cmp -s - '$golden/export-prometheus-hetero'"
+t hetero-model-labels sh -c "grep -qx 'n3telemetry_cpu_info{cpu=\"1\",model=\"neoverse-n3\"} 1' '$out/export-prometheus-hetero.out' &&
+	grep -qx 'n3telemetry_cpu_info{cpu=\"2\",model=\"neoverse-v2\"} 1' '$out/export-prometheus-hetero.out'"
+t hetero-promtool sh -c "promtool check metrics < '$out/export-prometheus-hetero.out'"
+# a metric only N3 has is exported for the N3 CPUs only
+t hetero-per-model-series sh -c "grep -c '^n3telemetry_frontend_core_bound_ratio{' '$out/export-prometheus-hetero.out' | grep -qx 2"
+t hetero-show sh -c "'$N3TEL' --sysfs '$out/hetero' show --group topdown_frontend > '$out/hetero-show.txt' &&
+	grep -q '^cpu2  neoverse-v2  no complete interval yet' '$out/hetero-show.txt' &&
+	test \$(grep -c frontend_core_bound '$out/hetero-show.txt') = 2"
+t hetero-json sh -c "'$N3TEL' --sysfs '$out/hetero' export --format json |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert [c[\"model\"] for c in d[\"cpus\"]] == [\"neoverse-n3\"] * 2 + [\"neoverse-v2\"] * 2 and d[\"models\"][\"neoverse-v2\"][\"slots\"] == 8'"
 
 # errors: one clear line on stderr, nonzero exit, no stdout
 err() {	# err NAME PATTERN CMD...
@@ -73,10 +116,24 @@ fx missing missing-file
 err missing-file "cannot read .*l2_cache" "$N3TEL" --sysfs "$out/missing" --text export --format json
 fx badmagic bad-magic
 err bad-magic "not an n3telemetry snapshot" "$N3TEL" --sysfs "$out/badmagic" export --format json
+fx swapped swapped
+err byte-order "snapshot written with the other byte order" "$N3TEL" --sysfs "$out/swapped" show
 fx badver bad-version
-err bad-version "ABI version 2" "$N3TEL" --sysfs "$out/badver" show
+err bad-version "ABI version 1, this n3tel reads version 2" "$N3TEL" --sysfs "$out/badver" show
 fx badsize bad-sizes
 err bad-sizes "sizes do not match" "$N3TEL" --sysfs "$out/badsize" export --format prometheus
+fx truncated truncated
+err truncated "truncated snapshot" "$N3TEL" --sysfs "$out/truncated" export --format json
+head -c 30 "$out/good/snapshot" > "$out/truncated/snapshot"
+err truncated-header "truncated snapshot" "$N3TEL" --sysfs "$out/truncated" top --iterations 1
+fx badnames bad-names
+err bad-names "malformed names section, line 4" "$N3TEL" --sysfs "$out/badnames" show
+fx badmodel bad-model-index neoverse-n3 neoverse-v2
+err bad-model-index "record 3 (cpu3) has model 2, the snapshot describes 2" "$N3TEL" --sysfs "$out/badmodel" export --format prometheus
+fx toomany too-many-metrics
+err too-many-metrics "97 metrics, at most 96" "$N3TEL" --sysfs "$out/toomany" show
+err unknown-cpu-model "not described by the module" sh -c "cp -r '$out/hetero' '$out/hetero-bad' && rm '$out/hetero-bad/snapshot' &&
+	echo neoverse-x9 > '$out/hetero-bad/cpu3/cpu_model' && '$N3TEL' --sysfs '$out/hetero-bad' show"
 rm -f "$out/unreadable" && mkdir -p "$out/unreadable" && cp -r "$out/good/." "$out/unreadable/" &&
 	rm "$out/unreadable/cpu0/status" && mkdir "$out/unreadable/cpu0/status"
 err unreadable "cannot read .*status" "$N3TEL" --sysfs "$out/unreadable" --text show
@@ -119,7 +176,7 @@ def walk(o):
         for v in o:
             walk(v)
 walk(json.load(open(dash)))
-funcs = {'sum', 'avg', 'rate', 'by', 'label_values', 'instance', 'event', 'round'}
+funcs = {'sum', 'avg', 'rate', 'by', 'label_values', 'instance', 'event', 'model', 'round'}
 bad = []
 for e in exprs:
     e = re.sub(r'\[[^]]*\]', '', re.sub(r'\{[^}]*\}', '', re.sub(r'"[^"]*"', '', e)))

@@ -42,7 +42,7 @@ groups|bogus|EINVAL
 groups|topdown_l1 bogus|EINVAL
 groups|topdown_l1 topdown_l1|EINVAL
 groups|l1d_cache general l1d_cache|EINVAL
-groups|Topdown_L1|EINVAL
+groups|Topdown_L9|EINVAL
 groups|ALL|EINVAL
 groups|topdown|EINVAL
 groups|topdown_l1;general|EINVAL

@@ -31,35 +31,43 @@ reader 4096 &
 reader 333 &
 wait
 
-# verify: header 48 bytes, records of 1664; seq at +8, counts at +608 + 8 * index
+# verify (ABI 2): records_offset at +44, records of 2392 bytes; in a record
+# seq at +8, event counts at +856 + 8 * index
 bad=0
 n=0
+checked=0
 for f in /tmp/snap.*; do
 	n=$((n + 1))
-	od -A n -t u8 -v "$f" | awk -v k="$K" -v s0="$S0" -v f="$f" '
+	c=$(od -A n -t u8 -v "$f" | awk -v k="$K" -v s0="$S0" -v f="$f" '
 		{ for (i = 1; i <= NF; i++) v[n++] = $i }
 		END {
 			split(k, K, " ")
 			nrec = v[2] % 4294967296
+			roff = int(v[5] / 4294967296)
 			if (nrec != 4) { print "# " f ": " nrec " records"; exit 1 }
 			for (r = 0; r < nrec; r++) {
-				b = (48 + r * 1664) / 8
+				b = (roff + r * 2392) / 8
 				cpu = v[b] % 4294967296; seq = v[b + 1] - s0 + 1
 				if ((cpu != 1 && cpu != 2) || seq < 1) continue
 				o = (cpu - 1) * 3
 				# event indexes: INST_RETIRED 5, CPU_CYCLES 8, STALL_BACKEND 16
-				if (v[b + 76 + 8] != seq * K[o + 1] || v[b + 76 + 5] != seq * K[o + 2] ||
-				    v[b + 76 + 16] != seq * K[o + 3]) {
-					print "# " f ": cpu" cpu " seq " seq " torn: " v[b + 76 + 8] " " v[b + 76 + 5] " " v[b + 76 + 16]
+				if (v[b + 107 + 8] != seq * K[o + 1] || v[b + 107 + 5] != seq * K[o + 2] ||
+				    v[b + 107 + 16] != seq * K[o + 3]) {
+					print "# " f ": cpu" cpu " seq " seq " torn: " v[b + 107 + 8] " " v[b + 107 + 5] " " v[b + 107 + 16]
 					exit 1
 				}
+				ok++
 			}
-		}' || bad=$((bad + 1))
+			print ok + 0
+		}') || bad=$((bad + 1))
+	case "$c" in [0-9]*) checked=$((checked + c)) ;; *) echo "$c"; bad=$((bad + 1)) ;; esac
 done
-echo "# $n snapshots checked"
+echo "# $n snapshots checked, $checked records of cpu1/cpu2 compared"
 check many-snapshots test "$n" -ge 30
+check records-compared test "$checked" -ge "$n"
 expect_eq no-torn-record 0 "$bad"
-expect_eq size-on-each $((48 + 4 * 1664)) "$(wc -c < /tmp/snap.333.0)"
+roff=$(od -A n -t u4 -j 44 -N 4 /tmp/snap.333.0 | tr -d ' ')
+expect_eq size-on-each $((roff + 4 * 2392)) "$(wc -c < /tmp/snap.333.0)"
 # seq advanced while they read
 check seq-advanced test "$(value $N3T/cpu1/status seq)" -ge 26
 rm -f /tmp/snap.*

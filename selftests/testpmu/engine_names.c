@@ -1,3 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The test PMU takes event names; it links its own copy of the engine. */
+/* The test PMU takes event names of any table; it links its own engine copy. */
 #include "../../module/engine.c"
+#include "../../module/models.c"

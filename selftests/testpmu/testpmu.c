@@ -131,7 +131,7 @@ static struct pmu tp_pmu = {
 	.read		= tp_read,
 };
 
-#define TP_INJECT_MAX	N3T_NR_EVENTS
+#define TP_INJECT_MAX	N3T_MAX_EVENTS
 
 /**
  * struct tp_inject - one injection request
@@ -170,7 +170,7 @@ static int tp_parse(char *line, unsigned int *cpu, struct tp_inject *req)
 {
 	char *tok, *val;
 	bool have_cpu = false;
-	unsigned int code;
+	unsigned int code, m;
 	int ev;
 
 	req->nr = 0;
@@ -187,9 +187,10 @@ static int tp_parse(char *line, unsigned int *cpu, struct tp_inject *req)
 			have_cpu = true;
 			continue;
 		}
-		ev = n3t_event_by_name(tok);
+		for (m = 0, ev = -ENOENT; ev < 0 && m < n3t_nr_models; m++)
+			ev = n3t_event_by_name(n3t_models[m], tok);
 		if (ev >= 0)
-			code = n3t_events[ev].code;
+			code = n3t_models[m - 1]->events[ev].code;
 		else if (kstrtouint(tok, 0, &code) || code > 0xffff)
 			return -EINVAL;
 		if (req->nr == TP_INJECT_MAX || kstrtou64(val, 0, &req->delta[req->nr]))

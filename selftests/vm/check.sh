@@ -94,19 +94,33 @@ fi
 
 step "initramfs"
 # the capacity x selection oracle of the sweep kselftest, from Arm's spec
-spec=${N3T_SPEC:-$top/../shared/reference/neoverse-n3.json}
+spec=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}/neoverse-n3.json
 rm -f "$out/fits.txt"
 if [ -r "$spec" ] && gcc -O2 -I"$top/module" -I"$top/tools/include" -I"$top/uapi" \
-	-o "$out/engine-tables" "$top/selftests/host/engine_test.c" "$top/module/engine.c"; then
+	-o "$out/engine-tables" "$top/selftests/host/engine_test.c" "$top/module/engine.c" \
+	"$top/module/models.c"; then
 	python3 "$top/selftests/host/fits.py" "$spec" "$out/engine-tables" > "$out/fits.txt"
+fi
+# each core's scripted counts and expected group files, from Arm's formulas
+rm -rf "$out/cores"
+python3 "$top/selftests/host/core_expect.py" "$(dirname "$spec")" "$out/cores"
+# which table the module picks for which MIDR, for the detect kselftest
+if python3 "$vmdir/midr-map.py" "$top/module" "$kdir" > "$out/midr-map.txt"; then
+	record PASS midr-map
+else
+	rm -f "$out/midr-map.txt"
+	record FAIL midr-map
 fi
 "$vmdir/mkinitramfs.sh" "$m612" "$out/initramfs-6.12.cpio.gz"
 
-qemu() {	# qemu KERNEL INITRD APPEND LOG TIMEOUT [extra]
+# qemu KERNEL INITRD APPEND LOG TIMEOUT [extra]; VM_QEMU, VM_CPU, VM_SMP
+# override the binary, -cpu max and -smp 4
+qemu() {
 	local kernel=$1 initrd=$2 append=$3 log=$4 tmo=$5
 	shift 5
 	local rc=0
-	timeout --foreground "$tmo" qemu-system-aarch64 -M virt -cpu max -smp 4 -m 2G \
+	timeout --foreground "$tmo" "${VM_QEMU:-qemu-system-aarch64}" -M virt \
+		-cpu "${VM_CPU:-max}" -smp "${VM_SMP:-4}" -m 2G \
 		-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyAMA0 loglevel=4 panic=-1 $append" "$@" \
 		< /dev/null > "$log" 2>&1 || rc=$?
@@ -165,6 +179,41 @@ vm_run 6.12-realpmu "n3t.mode=realpmu" 300 -icount shift=0
 step "isolated CPUs: 6.12 debug kernel booted with nohz_full=3"
 vm_run 6.12-isolated "n3t.mode=isolated nohz_full=3" 300
 
+# neoverse_models QEMU: the Neoverse CPU models QEMU offers
+neoverse_models() {
+	"$1" -M virt -cpu help 2>/dev/null | grep -o 'neoverse-[a-z0-9-]*' | sort -u || true
+}
+
+# vm_detect TAG QEMU MODEL: detection by MIDR on QEMU's model of a Neoverse
+vm_detect() {
+	local tag=$1 q=$2 cpu=$3 t
+	t=$(date +%s)
+	VM_QEMU=$q VM_CPU=$cpu VM_SMP=2 vm_run "$tag" "n3t.mode=detect n3t.cpu=$cpu" 150
+	echo "   $cpu: $(grep -ho 'boot CPU: .*' "$out/console-$tag.log" | head -1)," \
+		"$(( $(date +%s) - t ))s"
+}
+
+step "MIDR detection without force= on QEMU's Neoverse CPU models (-smp 2)"
+bq_models=$(neoverse_models qemu-system-aarch64)
+bq_list=${bq_models//$'\n'/ }
+echo "   $(qemu-system-aarch64 --version | head -1): $bq_list"
+for m in $bq_models; do
+	vm_detect "6.12-detect-$m" qemu-system-aarch64 "$m"
+done
+[ -n "$bq_models" ] || record FAIL "detect: no Neoverse CPU model in $(qemu-system-aarch64 --version | head -1)"
+if bpq=$("$vmdir/qemu-backports.sh" 2> "$out/qemu-backports.log" | tail -1) && [ -x "$bpq" ]; then
+	bpv=$("$bpq" --version | head -1)
+	extra=$(comm -13 <(echo "$bq_models") <(neoverse_models "$bpq"))
+	echo "   $bpv (bookworm-backports): $(neoverse_models "$bpq" | tr '\n' ' ')"
+	for m in $extra; do
+		vm_detect "6.12-detect-backports-$m" "$bpq" "$m"
+	done
+	[ -n "$extra" ] || record SKIP "detect-backports: $bpv offers no Neoverse model beyond $bq_list"
+else
+	tail -5 "$out/qemu-backports.log"
+	record SKIP "detect-backports: bookworm-backports' QEMU unavailable (see $out/qemu-backports.log); detection tested on ${bq_list:-no model} only"
+fi
+
 step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug"
 ddir=$("$vmdir/distro-kernel.sh" | tail -1)
 m61=$out/6.1
@@ -187,9 +236,18 @@ else
 	record FAIL build-6.1-distro
 fi
 
+step "make bench --smoke: the cost harness yields a complete table (no timing targets)"
+if "$top/selftests/bench/bench.sh" --smoke > "$out/bench-smoke.log" 2>&1; then
+	record PASS bench-smoke
+else
+	tail -30 "$out/bench-smoke.log"
+	record FAIL bench-smoke
+fi
+
 pass=$(grep -c '^PASS' "$results" || true)
 fail=$(grep -c '^FAIL' "$results" || true)
+skip=$(grep -c '^SKIP' "$results" || true)
 echo "== total time $(( $(date +%s) - t0 ))s; logs in $out"
-grep '^FAIL' "$results" || true
-echo "$pass passed, $fail failed"
+grep -E '^(FAIL|SKIP)' "$results" || true
+echo "$pass passed, $fail failed$([ "$skip" = 0 ] || echo ", $skip skipped")"
 [ "$fail" = 0 ] && [ "$pass" -gt 0 ]

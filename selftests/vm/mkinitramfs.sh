@@ -36,6 +36,8 @@ find "$moddir" -name '*.ko' -exec cp {} "$root/lib/n3t/" \;
 cp "$top"/selftests/n3telemetry/* "$root/selftests/"
 cp "$top/Documentation/ABI/testing/sysfs-kernel-n3telemetry" "$root/selftests/"
 [ -r "$top/build/fits.txt" ] && cp "$top/build/fits.txt" "$root/selftests/"
+[ -d "$top/build/cores" ] && cp -r "$top/build/cores" "$root/selftests/"
+[ -r "$top/build/midr-map.txt" ] && cp "$top/build/midr-map.txt" "$root/selftests/"
 [ -x "$top/build/n3tel-arm64" ] && cp "$top/build/n3tel-arm64" "$root/bin/n3tel"
 [ -d "$top/build/guest-bin" ] && cp "$top"/build/guest-bin/* "$root/bin/"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) > "$output"

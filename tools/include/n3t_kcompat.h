@@ -93,15 +93,9 @@ static inline bool bitmap_equal(const unsigned long *a, const unsigned long *b,
 	for ((bit) = 0; (bit) < (size); (bit)++) \
 		if (test_bit((bit), (addr)))
 
-static inline u64 div64_u64_rem(u64 a, u64 b, u64 *rem)
+static inline int fls64(u64 x)
 {
-	*rem = a % b;
-	return a / b;
-}
-
-static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
-{
-	return (u64)((__uint128_t)a * b / c);
+	return x ? 64 - __builtin_clzll(x) : 0;
 }
 
 #endif /* N3T_KCOMPAT_H */

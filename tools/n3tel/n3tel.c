@@ -4,9 +4,11 @@
  * (top), one scrape as Prometheus text or JSON (export), and the
  * node_exporter textfile collector (textfile).
  *
- * Metric names, units and print precision come from the module's own engine
- * source (module/engine.c), compiled in; the binary snapshot layout from
- * uapi/linux/n3telemetry.h.
+ * Nothing about a core is compiled in: the models (names, slot counts,
+ * events, metrics, units, print precision, groups) come from the module,
+ * from the snapshot's names section or from the models/<model>/ files, so
+ * a core the module learns needs no new n3tel.  The binary snapshot layout
+ * is uapi/linux/n3telemetry.h.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,35 +17,72 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/n3telemetry.h>
 
-#include "engine.h"
-
 #define DEFAULT_SYSFS	"/sys/kernel/n3telemetry"
 #define DEFAULT_DEVICE	"/dev/n3telemetry"	/* the binary snapshot */
 #define MAX_FILE	(1 << 20)
+#define FIXED_SCALE	1000000LL
+#define MAX_EVENTS	N3T_SNAP_MAX_EVENTS
+#define MAX_METRICS	N3T_SNAP_MAX_METRICS
+#define MAX_GROUPS	32
+#define MAX_MODELS	16
+#define NAME_LEN	64
+#define VALUE_BUF	48
+
+struct metric {
+	char name[NAME_LEN];
+	char unit[NAME_LEN];
+	int decimals;
+};
+
+struct group {
+	char name[NAME_LEN];
+	char arm[NAME_LEN];
+	int nr;
+	int metrics[MAX_METRICS];
+};
+
+/* One core's tables, as the module describes them. */
+struct model {
+	char name[NAME_LEN];
+	unsigned int slots;
+	uint32_t groups;		/* selected groups */
+	int nr_events, nr_metrics, nr_groups;
+	char event[MAX_EVENTS][NAME_LEN];
+	unsigned int code[MAX_EVENTS];
+	struct metric metric[MAX_METRICS];
+	struct group group[MAX_GROUPS];
+	bool selected[MAX_METRICS];	/* metric of a selected group */
+};
 
 struct view {
 	int cpu;			/* -1: system */
+	int model;			/* index into tree.model, -1: none */
 	bool have;			/* an interval was published */
 	uint64_t seq, end_ns, interval_ns;
 	uint32_t lost;
-	int64_t value[N3T_NR_METRICS];
-	bool valid[N3T_NR_METRICS];
+	int64_t value[MAX_METRICS];
+	bool valid[MAX_METRICS];
 	bool have_events;
-	bool listed[N3T_NR_EVENTS];
-	uint64_t count[N3T_NR_EVENTS], ns[N3T_NR_EVENTS];
+	bool listed[MAX_EVENTS];
+	uint64_t count[MAX_EVENTS], ns[MAX_EVENTS];
 };
 
 struct tree {
 	const char *root;
 	const char *source;		/* "snapshot" or "text" */
-	unsigned int slots, interval_ms;
-	uint32_t groups;
+	unsigned int interval_ms;
+	int nr_models;
+	struct model *model;
 	int nr;
 	struct view *v;
 };
@@ -71,7 +110,7 @@ static char *slurp(const char *path, size_t *len)
 	ssize_t r;
 
 	if (fd < 0 || !buf) {
-		int e = errno;
+		int e = fd < 0 ? errno : ENOMEM;
 
 		free(buf);
 		if (fd >= 0)
@@ -122,6 +161,37 @@ static char *must_slurp(const struct tree *t, const char *rel)
 	return s;
 }
 
+/*
+ * A value in millionths printed with @decimals digits (0..6), rounded half
+ * away from zero, like the module prints it; "nan" when not valid, never
+ * "-0.00".
+ */
+static const char *fmt_fixed(char *buf, size_t size, int decimals, int64_t value, bool valid)
+{
+	uint64_t div = 1, pow = 1, mag, q;
+
+	if (!valid) {
+		snprintf(buf, size, "nan");
+		return buf;
+	}
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals > 6)
+		decimals = 6;
+	for (int i = decimals; i < 6; i++)
+		div *= 10;
+	for (int i = 0; i < decimals; i++)
+		pow *= 10;
+	mag = value < 0 ? -(uint64_t)value : (uint64_t)value;
+	q = mag / div + (div > 1 && mag % div >= (div + 1) / 2);
+	if (!decimals)
+		snprintf(buf, size, "%s%" PRIu64, value < 0 && q ? "-" : "", q);
+	else
+		snprintf(buf, size, "%s%" PRIu64 ".%0*" PRIu64, value < 0 && q ? "-" : "",
+			 q / pow, decimals, q % pow);
+	return buf;
+}
+
 /* "21.37" / "-0.0300" / "nan" -> fixed point (millionths); false if malformed */
 static bool parse_value(const char *s, int64_t *v, bool *valid)
 {
@@ -141,7 +211,7 @@ static bool parse_value(const char *s, int64_t *v, bool *valid)
 	if (*s < '0' || *s > '9')
 		return false;
 	while (*s >= '0' && *s <= '9') {
-		if (ip > INT64_MAX / 10 / N3T_FIXED_SCALE)
+		if (ip > INT64_MAX / 10 / FIXED_SCALE)
 			return false;
 		ip = ip * 10 + (*s++ - '0');
 	}
@@ -156,57 +226,291 @@ static bool parse_value(const char *s, int64_t *v, bool *valid)
 		return false;
 	while (digits++ < 6)
 		frac *= 10;
-	*v = (ip * N3T_FIXED_SCALE + frac) * (neg ? -1 : 1);
+	*v = (ip * FIXED_SCALE + frac) * (neg ? -1 : 1);
 	*valid = true;
 	return true;
 }
 
-static int metric_by_name(const char *name)
+/* --- models --- */
+
+static int metric_by_name(const struct model *md, const char *name)
 {
-	for (int m = 0; m < N3T_NR_METRICS; m++)
-		if (!strcmp(n3t_metrics[m].name, name))
+	for (int m = 0; md && m < md->nr_metrics; m++)
+		if (!strcmp(md->metric[m].name, name))
 			return m;
 	return -1;
 }
 
-static uint32_t parse_groups(const char *s)
+static int event_by_name(const struct model *md, const char *name)
 {
-	uint32_t g = 0;
-	char *dup = strdup(s), *save = NULL;
+	for (int e = 0; e < md->nr_events; e++)
+		if (!strcmp(md->event[e], name))
+			return e;
+	return -1;
+}
 
-	for (char *tok = strtok_r(dup, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
-		int id = n3t_group_by_name(tok, strlen(tok));
+/* the file name ("branch") or Arm's name ("Branch_Effectiveness") */
+static int group_by_name(const struct model *md, const char *name)
+{
+	for (int g = 0; g < md->nr_groups; g++)
+		if (!strcmp(md->group[g].name, name) || !strcmp(md->group[g].arm, name))
+			return g;
+	return -1;
+}
 
-		if (id >= 0)
-			g |= 1u << id;
+static int model_by_name(const struct tree *t, const char *name)
+{
+	for (int i = 0; i < t->nr_models; i++)
+		if (!strcmp(t->model[i].name, name))
+			return i;
+	return -1;
+}
+
+static const struct model *view_model(const struct tree *t, const struct view *v)
+{
+	return v->model >= 0 ? &t->model[v->model] : NULL;
+}
+
+static void mark_selected(struct model *md)
+{
+	memset(md->selected, 0, sizeof(md->selected));
+	for (int g = 0; g < md->nr_groups; g++)
+		if (md->groups & (1u << g))
+			for (int k = 0; k < md->group[g].nr; k++)
+				md->selected[md->group[g].metrics[k]] = true;
+}
+
+/* copy a token that must fit a name; false if it does not */
+static bool name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= NAME_LEN)
+		return false;
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~')
+			return false;
+	return true;
+}
+
+static struct model *add_model(struct tree *t, const char *name)
+{
+	struct model *md;
+
+	if (!t->model) {
+		t->model = calloc(MAX_MODELS, sizeof(*t->model));
+		if (!t->model)
+			die("out of memory");
 	}
-	free(dup);
-	return g;
+	if (t->nr_models == MAX_MODELS)
+		die("more than %d CPU models", MAX_MODELS);
+	md = &t->model[t->nr_models++];
+	snprintf(md->name, sizeof(md->name), "%s", name);
+	return md;
+}
+
+/* next line of a buffer, NUL-terminated in place; NULL at the end */
+static char *next_line(char **p)
+{
+	char *s = *p, *nl;
+
+	if (!*s)
+		return NULL;
+	nl = strchr(s, '\n');
+	if (nl) {
+		*nl = 0;
+		*p = nl + 1;
+	} else {
+		*p = s + strlen(s);
+	}
+	return s;
+}
+
+/* models/<model>/{events,metrics,groups}: the tables of one model */
+static void load_model_text(const struct tree *t, struct model *md)
+{
+	char rel[256], *s, *p, *line;
+
+	snprintf(rel, sizeof(rel), "models/%s/events", md->name);
+	p = s = must_slurp(t, rel);
+	while ((line = next_line(&p))) {
+		char name[NAME_LEN], extra;
+		unsigned int code;
+
+		if (md->nr_events == MAX_EVENTS ||
+		    sscanf(line, "%63s 0x%x %c", name, &code, &extra) != 2 || !name_ok(name))
+			die("malformed line in %s/%s: \"%s\"", t->root, rel, line);
+		snprintf(md->event[md->nr_events], NAME_LEN, "%s", name);
+		md->code[md->nr_events++] = code;
+	}
+	free(s);
+
+	snprintf(rel, sizeof(rel), "models/%s/metrics", md->name);
+	p = s = must_slurp(t, rel);
+	while ((line = next_line(&p))) {
+		struct metric *m = &md->metric[md->nr_metrics];
+		char name[NAME_LEN];
+		int dec, at = 0;
+
+		if (md->nr_metrics == MAX_METRICS ||
+		    sscanf(line, "%63s %d %n", name, &dec, &at) != 2 || !at || !name_ok(name) ||
+		    dec < 0 || dec > 6 || !line[at] || strlen(line + at) >= NAME_LEN)
+			die("malformed line in %s/%s: \"%s\"", t->root, rel, line);
+		snprintf(m->name, NAME_LEN, "%s", name);
+		snprintf(m->unit, NAME_LEN, "%s", line + at);
+		m->decimals = dec;
+		md->nr_metrics++;
+	}
+	free(s);
+
+	snprintf(rel, sizeof(rel), "models/%s/groups", md->name);
+	p = s = must_slurp(t, rel);
+	while ((line = next_line(&p))) {
+		struct group *g = &md->group[md->nr_groups];
+		char *save = NULL, *tok;
+		int n = 0;
+
+		if (md->nr_groups == MAX_GROUPS)
+			die("malformed line in %s/%s: \"%s\" (more than %d groups)", t->root, rel,
+			    line, MAX_GROUPS);
+		for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save), n++) {
+			if (!name_ok(tok))
+				break;
+			if (n == 0) {
+				snprintf(g->name, NAME_LEN, "%s", tok);
+			} else if (n == 1) {
+				snprintf(g->arm, NAME_LEN, "%s", tok);
+			} else {
+				int m = metric_by_name(md, tok);
+
+				if (m < 0 || g->nr == MAX_METRICS)
+					break;
+				g->metrics[g->nr++] = m;
+			}
+		}
+		if (tok || n < 3)
+			die("malformed line in %s/%s: \"%s\"", t->root, rel, line);
+		md->nr_groups++;
+	}
+	free(s);
+}
+
+/*
+ * cpu_model: one line per model in use, its name first ("neoverse-v2
+ * (forced)").  slots: one number for every model, or "<model> <slots>" lines.
+ * groups: the selected groups by name; each model selects those it has.
+ */
+static void load_models_text(struct tree *t)
+{
+	char *s, *p, *line;
+
+	p = s = must_slurp(t, "cpu_model");
+	while ((line = next_line(&p))) {
+		char name[NAME_LEN];
+
+		if (sscanf(line, "%63s", name) != 1 || !name_ok(name))
+			die("malformed line in %s/cpu_model: \"%s\"", t->root, line);
+		if (model_by_name(t, name) < 0)
+			load_model_text(t, add_model(t, name));
+	}
+	free(s);
+	if (!t->nr_models)
+		die("%s/cpu_model names no CPU model", t->root);
+
+	p = s = must_slurp(t, "slots");
+	while ((line = next_line(&p))) {
+		char name[NAME_LEN], extra;
+		unsigned int n;
+		int m;
+
+		if (sscanf(line, "%u %c", &n, &extra) == 1) {
+			for (m = 0; m < t->nr_models; m++)
+				t->model[m].slots = n;
+		} else if (sscanf(line, "%63s %u %c", name, &n, &extra) == 2 &&
+			   (m = model_by_name(t, name)) >= 0) {
+			t->model[m].slots = n;
+		} else {
+			die("malformed line in %s/slots: \"%s\"", t->root, line);
+		}
+	}
+	free(s);
+
+	s = must_slurp(t, "interval_ms");
+	t->interval_ms = atoi(s);
+	free(s);
+
+	s = must_slurp(t, "groups");
+	for (char *save = NULL, *tok = strtok_r(s, " \n", &save); tok;
+	     tok = strtok_r(NULL, " \n", &save))
+		for (int m = 0; m < t->nr_models; m++) {
+			int g = group_by_name(&t->model[m], tok);
+
+			if (g >= 0)
+				t->model[m].groups |= 1u << g;
+		}
+	free(s);
+	for (int m = 0; m < t->nr_models; m++)
+		mark_selected(&t->model[m]);
+}
+
+/* The model of a directory: its cpu_model file; system/ has the first model. */
+static int dir_model(const struct tree *t, const char *dir)
+{
+	char path[4096], name[NAME_LEN];
+	char *s;
+	int m;
+
+	snprintf(path, sizeof(path), "%s/%s/cpu_model", t->root, dir);
+	s = slurp(path, NULL);
+	if (!s) {
+		if (errno != ENOENT)
+			die("cannot read %s: %s", path, strerror(errno));
+		if (!strcmp(dir, "system")) {
+			/* the first line of the top-level cpu_model */
+			snprintf(path, sizeof(path), "%s/cpu_model", t->root);
+			s = slurp(path, NULL);
+			if (!s || sscanf(s, "%63s", name) != 1 || (m = model_by_name(t, name)) < 0)
+				m = 0;
+			free(s);
+			return m;
+		}
+		if (t->nr_models == 1)
+			return 0;
+		die("cannot read %s: %s", path, strerror(ENOENT));
+	}
+	if (sscanf(s, "%63s", name) != 1 || (m = model_by_name(t, name)) < 0)
+		die("%s names \"%s\", a model not described by the module", path,
+		    strtok(s, "\n") ? s : "");
+	free(s);
+	return m;
 }
 
 /* One directory (cpuN or system) from its text files. */
 static void load_text_dir(const struct tree *t, struct view *v, const char *dir)
 {
+	const struct model *md;
 	char rel[256], path[4096];
-	char *s, *line, *save;
+	char *s, *p, *line;
 
-	for (int g = 0; g < N3T_NR_GROUPS; g++) {
-		snprintf(rel, sizeof(rel), "%s/%s", dir, n3t_groups[g].name);
-		s = must_slurp(t, rel);
-		for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	v->model = dir_model(t, dir);
+	md = &t->model[v->model];
+	for (int g = 0; g < md->nr_groups; g++) {
+		snprintf(rel, sizeof(rel), "%s/%s", dir, md->group[g].name);
+		p = s = must_slurp(t, rel);
+		while ((line = next_line(&p))) {
 			char name[64], val[64], extra;
 			int m;
 
 			if (sscanf(line, "%63s %63s %c", name, val, &extra) != 2 ||
-			    (m = metric_by_name(name)) < 0 ||
+			    (m = metric_by_name(md, name)) < 0 ||
 			    !parse_value(val, &v->value[m], &v->valid[m]))
 				die("malformed line in %s/%s: \"%s\"", t->root, rel, line);
 		}
 		free(s);
 	}
 	snprintf(rel, sizeof(rel), "%s/status", dir);
-	s = must_slurp(t, rel);
-	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	p = s = must_slurp(t, rel);
+	while ((line = next_line(&p))) {
 		char name[64], word[64];
 		unsigned long long n = 0;
 
@@ -234,13 +538,14 @@ static void load_text_dir(const struct tree *t, struct view *v, const char *dir)
 		return;		/* raw counts are root-only */
 	}
 	v->have_events = true;
-	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	p = s;
+	while ((line = next_line(&p))) {
 		char name[64], extra;
 		unsigned long long c, ns;
 		int e;
 
 		if (sscanf(line, "%63s %llu %llu %c", name, &c, &ns, &extra) != 3 ||
-		    (e = n3t_event_by_name(name)) < 0)
+		    (e = event_by_name(md, name)) < 0)
 			die("malformed line in %s: \"%s\"", path, line);
 		v->listed[e] = true;
 		v->count[e] = c;
@@ -301,13 +606,224 @@ static void snapshot_path(const struct tree *t, char *path, size_t size)
 		snprintf(path, size, "%s/snapshot", t->root);
 }
 
+/* parse a decimal index below @max; false if it is not one */
+static bool parse_index(const char *s, unsigned int max, unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*end || errno || v >= max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_hex(const char *s, unsigned long *out)
+{
+	char *end;
+
+	if (!s || strncmp(s, "0x", 2) || !s[2])
+		return false;
+	errno = 0;
+	*out = strtoul(s + 2, &end, 16);
+	return !*end && !errno && s[2] != '-' && s[2] != '+';
+}
+
+/*
+ * The names section (see uapi/linux/n3telemetry.h):
+ *   model <m> <name> <slots> <groups> <title>
+ *   event <m> <i> <name> <code>
+ *   metric <m> <i> <name> <decimals> <unit>
+ *   group <m> <g> <name> <arm_name> <metric index>...
+ * Lines may come in any order; every model's events, metrics and groups
+ * must be numbered 0.. without gaps.  Returns NULL or what is wrong.
+ */
+static const char *parse_names(struct tree *t, char *names, unsigned int nr_models,
+			       int *bad_line)
+{
+	static char why[128];
+	uint32_t seen_ev[MAX_MODELS][MAX_EVENTS / 32] = { { 0 } };
+	uint32_t seen_m[MAX_MODELS][MAX_METRICS / 32] = { { 0 } };
+	uint32_t seen_g[MAX_MODELS] = { 0 };
+	bool seen_model[MAX_MODELS] = { 0 };
+	char *p = names, *line, *copy;
+	int lineno = 0;
+
+	if (nr_models > MAX_MODELS) {
+		snprintf(why, sizeof(why), "%u models, this n3tel reads at most %d", nr_models,
+			 MAX_MODELS);
+		return why;
+	}
+	t->model = calloc(MAX_MODELS, sizeof(*t->model));
+	if (!t->model)
+		die("out of memory");
+	t->nr_models = nr_models;
+	/* pass 1: models and metrics (groups refer to metric indices) */
+	for (int pass = 1; pass <= 2; pass++) {
+		char *text = strdup(names);
+
+		if (!text)
+			die("out of memory");
+		p = text;
+		lineno = 0;
+		while ((line = next_line(&p))) {
+			char *f[8 + MAX_METRICS], *save = NULL;
+			unsigned int m, i;
+			unsigned long num;
+			int n = 0;
+			struct model *md;
+
+			lineno++;
+			*bad_line = lineno;
+			copy = strdup(line);
+			if (!copy)
+				die("out of memory");
+			for (char *tok = strtok_r(copy, " ", &save); tok && n < (int)(sizeof(f) / sizeof(*f));
+			     tok = strtok_r(NULL, " ", &save))
+				f[n++] = tok;
+			if (n < 2 || !parse_index(f[1], nr_models, &m)) {
+				free(copy);
+				return n < 2 ? "not a names line" : "model index out of range";
+			}
+			md = &t->model[m];
+			if (!strcmp(f[0], "model")) {
+				if (pass == 2)
+					goto next;
+				if (n < 6 || seen_model[m] || !name_ok(f[2]) ||
+				    !parse_index(f[3], 256, &md->slots) || !md->slots ||
+				    !parse_hex(f[4], &num) || num > UINT32_MAX) {
+					free(copy);
+					return "bad model line";
+				}
+				seen_model[m] = true;
+				snprintf(md->name, NAME_LEN, "%s", f[2]);
+				md->groups = num;
+			} else if (!strcmp(f[0], "event")) {
+				if (pass == 2)
+					goto next;
+				if (n != 5 || !parse_index(f[2], MAX_EVENTS, &i) ||
+				    seen_ev[m][i / 32] >> (i % 32) & 1 || !name_ok(f[3]) ||
+				    !parse_hex(f[4], &num) || num > 0xffff) {
+					free(copy);
+					return "bad event line";
+				}
+				seen_ev[m][i / 32] |= 1u << (i % 32);
+				snprintf(md->event[i], NAME_LEN, "%s", f[3]);
+				md->code[i] = num;
+				if ((int)i >= md->nr_events)
+					md->nr_events = i + 1;
+			} else if (!strcmp(f[0], "metric")) {
+				unsigned int dec;
+				const char *unit;
+
+				if (pass == 2)
+					goto next;
+				if (n < 6 || !parse_index(f[2], MAX_METRICS, &i) ||
+				    seen_m[m][i / 32] >> (i % 32) & 1 || !name_ok(f[3]) ||
+				    !parse_index(f[4], 7, &dec)) {
+					free(copy);
+					return "bad metric line";
+				}
+				unit = line + (f[5] - copy);
+				if (strlen(unit) >= NAME_LEN) {
+					free(copy);
+					return "bad metric line";
+				}
+				seen_m[m][i / 32] |= 1u << (i % 32);
+				snprintf(md->metric[i].name, NAME_LEN, "%s", f[3]);
+				snprintf(md->metric[i].unit, NAME_LEN, "%s", unit);
+				md->metric[i].decimals = dec;
+				if ((int)i >= md->nr_metrics)
+					md->nr_metrics = i + 1;
+			} else if (!strcmp(f[0], "group")) {
+				struct group *g;
+
+				if (pass == 1)
+					goto next;
+				if (n < 5 || n - 5 > MAX_METRICS || !parse_index(f[2], MAX_GROUPS, &i) ||
+				    seen_g[m] >> i & 1 || !name_ok(f[3]) || !name_ok(f[4])) {
+					free(copy);
+					return "bad group line";
+				}
+				g = &md->group[i];
+				for (int k = 5; k < n; k++) {
+					unsigned int x;
+
+					if (!parse_index(f[k], md->nr_metrics, &x)) {
+						free(copy);
+						return "group names a metric the model does not have";
+					}
+					g->metrics[g->nr++] = x;
+				}
+				seen_g[m] |= 1u << i;
+				snprintf(g->name, NAME_LEN, "%s", f[3]);
+				snprintf(g->arm, NAME_LEN, "%s", f[4]);
+				if ((int)i >= md->nr_groups)
+					md->nr_groups = i + 1;
+			} else {
+				free(copy);
+				return "not a names line";
+			}
+next:
+			free(copy);
+		}
+		free(text);
+	}
+	*bad_line = 0;
+	for (unsigned int m = 0; m < nr_models; m++) {
+		struct model *md = &t->model[m];
+
+		snprintf(why, sizeof(why), "model %u: ", m);
+		if (!seen_model[m]) {
+			strcat(why, "no model line");
+			return why;
+		}
+		for (int i = 0; i < md->nr_events; i++)
+			if (!(seen_ev[m][i / 32] >> (i % 32) & 1)) {
+				strcat(why, "events not numbered 0..");
+				return why;
+			}
+		for (int i = 0; i < md->nr_metrics; i++)
+			if (!(seen_m[m][i / 32] >> (i % 32) & 1)) {
+				strcat(why, "metrics not numbered 0..");
+				return why;
+			}
+		if (md->nr_groups < 32 && seen_g[m] != (1u << md->nr_groups) - 1) {
+			strcat(why, "groups not numbered 0..");
+			return why;
+		}
+		if (md->nr_groups < 32 && md->groups >> md->nr_groups) {
+			strcat(why, "selects a group it does not have");
+			return why;
+		}
+		for (unsigned int k = 0; k < m; k++)
+			if (!strcmp(t->model[k].name, md->name)) {
+				strcat(why, "described twice");
+				return why;
+			}
+		mark_selected(md);
+	}
+	return NULL;
+}
+
+static uint32_t bswap32(uint32_t x)
+{
+	return __builtin_bswap32(x);
+}
+
 /* 1 loaded, 0 not readable (fall back to text), exits on a bad snapshot */
 static int load_snapshot(struct tree *t)
 {
 	const struct n3t_snapshot_header *h;
-	char path[4096];
-	size_t len;
+	const char *why;
+	char path[4096], *names;
+	size_t len, names_end, recs_end;
 	char *buf;
+	int bad_line;
 
 	snapshot_path(t, path, sizeof(path));
 	buf = slurp(path, &len);
@@ -317,49 +833,99 @@ static int load_snapshot(struct tree *t)
 		die("cannot read %s: %s", path, strerror(errno));
 	}
 	h = (const void *)buf;
-	if (len < 16)
+	if (len < 8)
 		die("%s: truncated snapshot (%zu bytes)", path, len);
+	if (h->magic == bswap32(N3T_SNAP_MAGIC))
+		die("%s: snapshot written with the other byte order (magic 0x%08x); read it on a machine of the writer's byte order",
+		    path, h->magic);
 	if (h->magic != N3T_SNAP_MAGIC)
 		die("%s: not an n3telemetry snapshot (magic 0x%08x, want 0x%08x)", path,
 		    h->magic, N3T_SNAP_MAGIC);
 	if (h->abi_version != N3T_SNAP_ABI_VERSION)
 		die("%s: snapshot ABI version %u, this n3tel reads version %u; use a matching n3tel",
 		    path, h->abi_version, N3T_SNAP_ABI_VERSION);
-	if (len < sizeof(*h) || h->header_size < sizeof(*h) ||
-	    h->record_size < sizeof(struct n3t_snapshot_record) ||
-	    h->nr_events != N3T_SNAP_NR_EVENTS || h->nr_metrics != N3T_SNAP_NR_METRICS)
-		die("%s: snapshot sizes do not match (header %u, record %u, %u events, %u metrics; want >= %zu, >= %zu, %d, %d)",
-		    path, h->header_size, h->record_size, h->nr_events, h->nr_metrics,
-		    sizeof(*h), sizeof(struct n3t_snapshot_record), N3T_SNAP_NR_EVENTS,
-		    N3T_SNAP_NR_METRICS);
-	if ((uint64_t)h->header_size + (uint64_t)h->nr_records * h->record_size != len)
-		die("%s: snapshot is %zu bytes, header says %u records of %u bytes", path, len,
-		    h->nr_records, h->record_size);
+	if (len < sizeof(*h))
+		die("%s: truncated snapshot (%zu bytes, the header alone is %zu)", path, len,
+		    sizeof(*h));
+	if (h->header_size < sizeof(*h) || h->record_size < sizeof(struct n3t_snapshot_record) ||
+	    h->max_events != N3T_SNAP_MAX_EVENTS || h->max_metrics != N3T_SNAP_MAX_METRICS ||
+	    h->fixed_scale != N3T_SNAP_FIXED_SCALE)
+		die("%s: snapshot sizes do not match (header %u, record %u, arrays of %u events and %u metrics, scale %llu; want >= %zu, >= %zu, %d, %d, %d)",
+		    path, h->header_size, h->record_size, h->max_events, h->max_metrics,
+		    (unsigned long long)h->fixed_scale, sizeof(*h),
+		    sizeof(struct n3t_snapshot_record), N3T_SNAP_MAX_EVENTS, N3T_SNAP_MAX_METRICS,
+		    N3T_SNAP_FIXED_SCALE);
+	names_end = (size_t)h->names_offset + h->names_size;
+	recs_end = (size_t)h->records_offset + (size_t)h->nr_records * h->record_size;
+	if (h->names_offset < h->header_size || h->records_offset < names_end ||
+	    h->records_offset % 8)
+		die("%s: snapshot sections overlap or are misplaced (header %u bytes, names at %u, %u bytes, records at %u)",
+		    path, h->header_size, h->names_offset, h->names_size, h->records_offset);
+	if (recs_end > len)
+		die("%s: truncated snapshot (%zu bytes, header says %u records of %u bytes at %u)",
+		    path, len, h->nr_records, h->record_size, h->records_offset);
+	if (recs_end < len)
+		die("%s: snapshot is %zu bytes, header says %u records of %u bytes at %u", path,
+		    len, h->nr_records, h->record_size, h->records_offset);
 
-	t->slots = h->slots;
+	names = strndup(buf + h->names_offset, h->names_size);
+	if (!names)
+		die("out of memory");
+	if (strlen(names) != h->names_size)
+		die("%s: malformed names section: a NUL byte", path);
+	why = parse_names(t, names, h->nr_models, &bad_line);
+	if (why) {
+		if (bad_line) {
+			char *p = strndup(buf + h->names_offset, h->names_size), *q = p, *l = NULL;
+
+			for (int i = 0; i < bad_line; i++)
+				l = next_line(&q);
+			die("%s: malformed names section, line %d (%s): \"%s\"", path, bad_line, why,
+			    l ? l : "");
+		}
+		die("%s: malformed names section: %s", path, why);
+	}
+	free(names);
+
 	t->interval_ms = h->interval_ms;
-	t->groups = h->groups;
 	t->nr = h->nr_records;
 	t->v = calloc(t->nr + 1, sizeof(*t->v));
 	if (!t->v)
 		die("out of memory");
 	for (int i = 0; i < t->nr; i++) {
 		const struct n3t_snapshot_record *r =
-			(const void *)(buf + h->header_size + (size_t)i * h->record_size);
+			(const void *)(buf + h->records_offset + (size_t)i * h->record_size);
 		struct view *v = &t->v[i];
+		const struct model *md;
 
 		v->cpu = r->cpu;
+		v->lost = r->lost_slices;
+		v->model = -1;
+		if (r->model == ~0U)
+			continue;	/* a CPU without tables: nothing collected */
+		if (r->model >= h->nr_models)
+			die("%s: record %d (cpu%u) has model %u, the snapshot describes %u", path,
+			    i, r->cpu, r->model, h->nr_models);
+		if (r->nr_events > N3T_SNAP_MAX_EVENTS || r->nr_metrics > N3T_SNAP_MAX_METRICS)
+			die("%s: record %d (cpu%u) has %u events and %u metrics, at most %d and %d fit",
+			    path, i, r->cpu, r->nr_events, r->nr_metrics, N3T_SNAP_MAX_EVENTS,
+			    N3T_SNAP_MAX_METRICS);
+		md = &t->model[r->model];
+		if ((int)r->nr_events != md->nr_events || (int)r->nr_metrics != md->nr_metrics)
+			die("%s: record %d (cpu%u) has %u events and %u metrics, its model %s has %d and %d",
+			    path, i, r->cpu, r->nr_events, r->nr_metrics, md->name, md->nr_events,
+			    md->nr_metrics);
+		v->model = r->model;
 		v->have = r->flags & N3T_REC_VALID;
 		v->seq = r->seq;
 		v->end_ns = r->end_ns;
 		v->interval_ns = r->interval_ns;
-		v->lost = r->lost_slices;
-		for (int m = 0; m < N3T_NR_METRICS; m++) {
+		for (int m = 0; m < md->nr_metrics; m++) {
 			v->valid[m] = v->have && (r->valid[m / 64] >> (m % 64) & 1);
 			v->value[m] = r->value[m];
 		}
 		v->have_events = true;
-		for (int e = 0; e < N3T_NR_EVENTS; e++) {
+		for (int e = 0; e < md->nr_events; e++) {
 			v->count[e] = r->event_count[e];
 			v->ns[e] = r->event_ns[e];
 			v->listed[e] = r->event_count[e] || r->event_ns[e] ||
@@ -399,22 +965,18 @@ static void load(struct tree *t, enum source src, bool with_system)
 		snapshot_path(t, path, sizeof(path));
 		die("cannot read %s (root only)", path);
 	}
-	s = must_slurp(t, "slots");
-	t->slots = atoi(s);
-	free(s);
-	s = must_slurp(t, "interval_ms");
-	t->interval_ms = atoi(s);
-	free(s);
-	s = must_slurp(t, "groups");
-	t->groups = parse_groups(s);
-	free(s);
+	load_models_text(t);
 	load_text(t, with_system);
 }
 
-static const char *fmt_metric(char *buf, size_t n, const struct view *v, int m)
+static const char *fmt_metric(char *buf, size_t n, const struct tree *t,
+			      const struct view *v, int m)
 {
-	n3t_format(buf, n, m, v->value[m], v->have && v->valid[m]);
-	return buf;
+	const struct model *md = view_model(t, v);
+
+	if (!md || m < 0)
+		return "-";
+	return fmt_fixed(buf, n, md->metric[m].decimals, v->value[m], v->have && v->valid[m]);
 }
 
 /* --- show --- */
@@ -449,50 +1011,75 @@ static void check_cpu_list(const char *list)
 			die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
 }
 
-static void show_metric(const struct view *v, int m, int indent)
+static void show_metric(const struct tree *t, const struct view *v, int m, int indent)
 {
-	char val[N3T_VALUE_BUF];
+	const struct model *md = view_model(t, v);
+	char val[VALUE_BUF];
 
-	printf("%*s%-*s %10s  %s\n", indent, "", 36 - indent, n3t_metrics[m].name,
-	       fmt_metric(val, sizeof(val), v, m), n3t_unit_name(n3t_metrics[m].unit));
+	printf("%*s%-*s %10s  %s\n", indent, "", 36 - indent, md->metric[m].name,
+	       fmt_metric(val, sizeof(val), t, v, m), md->metric[m].unit);
 }
 
-static void show_group(const struct view *v, int g, int indent)
+static void show_group(const struct tree *t, const struct view *v, int g, int indent)
 {
-	for (int i = 0; i < n3t_groups[g].nr; i++)
-		show_metric(v, n3t_groups[g].metrics[i], indent);
+	const struct model *md = view_model(t, v);
+
+	for (int i = 0; i < md->group[g].nr; i++)
+		show_metric(t, v, md->group[g].metrics[i], indent);
 }
 
-static void show_view(const struct view *v, uint32_t groups)
+/*
+ * Topdown level 1 as a tree: the frontend and backend groups under their
+ * level-1 metric, where the model has them; then the other groups.
+ */
+static void show_view(const struct tree *t, const struct view *v, uint32_t groups)
 {
+	const struct model *md = view_model(t, v);
+	int l1 = md ? group_by_name(md, "topdown_l1") : -1;
+
 	if (v->cpu < 0)
 		printf("system");
 	else
 		printf("cpu%d", v->cpu);
+	if (md && t->nr_models > 1)
+		printf("  %s", md->name);
+	if (!md) {
+		printf("  no telemetry tables for this CPU\n");
+		return;
+	}
 	if (v->have)
 		printf("  interval %" PRIu64 ", %" PRIu64 ".%03" PRIu64 " s\n", v->seq,
 		       v->interval_ns / 1000000000, v->interval_ns / 1000000 % 1000);
 	else
 		printf("  no complete interval yet\n");
-	if (groups & (1u << N3T_G_topdown_l1)) {
-		printf("  Topdown\n");
-		for (int i = 0; i < n3t_groups[N3T_G_topdown_l1].nr; i++) {
-			int m = n3t_groups[N3T_G_topdown_l1].metrics[i];
+	if (l1 >= 0 && (groups & (1u << l1))) {
+		static const char *const sub[][2] = {
+			{ "frontend_bound", "topdown_frontend" },
+			{ "backend_bound", "topdown_backend" },
+		};
 
-			show_metric(v, m, 4);
-			if (m == N3T_M_frontend_bound && (groups & (1u << N3T_G_topdown_frontend)))
-				show_group(v, N3T_G_topdown_frontend, 8);
-			if (m == N3T_M_backend_bound && (groups & (1u << N3T_G_topdown_backend)))
-				show_group(v, N3T_G_topdown_backend, 8);
+		printf("  Topdown\n");
+		groups &= ~(1u << l1);
+		for (int i = 0; i < md->group[l1].nr; i++) {
+			int m = md->group[l1].metrics[i];
+
+			show_metric(t, v, m, 4);
+			for (unsigned int k = 0; k < sizeof(sub) / sizeof(*sub); k++) {
+				int g = group_by_name(md, sub[k][1]);
+
+				if (!strcmp(md->metric[m].name, sub[k][0]) && g >= 0 &&
+				    (groups & (1u << g))) {
+					show_group(t, v, g, 8);
+					groups &= ~(1u << g);
+				}
+			}
 		}
-		groups &= ~((1u << N3T_G_topdown_l1) | (1u << N3T_G_topdown_frontend) |
-			    (1u << N3T_G_topdown_backend));
 	}
-	for (int g = 0; g < N3T_NR_GROUPS; g++) {
+	for (int g = 0; g < md->nr_groups; g++) {
 		if (!(groups & (1u << g)))
 			continue;
-		printf("  %s\n", n3t_groups[g].name);
-		show_group(v, g, 4);
+		printf("  %s\n", md->group[g].name);
+		show_group(t, v, g, 4);
 	}
 }
 
@@ -508,35 +1095,69 @@ static void put_fixed(FILE *o, int64_t v, int k)
 	fprintf(o, "%s%" PRIu64 ".%0*" PRIu64, v < 0 ? "-" : "", mag / p, k, mag % p);
 }
 
-static bool is_percent(int m)
+static bool is_percent(const struct metric *m)
 {
-	enum n3t_unit u = n3t_metrics[m].unit;
-
-	return u == N3T_U_PCT_SLOTS || u == N3T_U_PCT_CYCLES || u == N3T_U_PCT_OPS;
+	return !strncmp(m->unit, "percent", 7);
 }
 
 /* Prometheus family name: percentages become 0..1 ratios */
-static void prom_name(char *buf, size_t n, int m)
+static void prom_name(char *buf, size_t n, const struct metric *m)
 {
-	const char *name = n3t_metrics[m].name;
-	size_t len = strlen(name);
+	size_t len = strlen(m->name);
 
 	if (is_percent(m)) {
-		if (len > 11 && !strcmp(name + len - 11, "_percentage"))
+		if (len > 11 && !strcmp(m->name + len - 11, "_percentage"))
 			len -= 11;
-		snprintf(buf, n, "n3telemetry_%.*s_ratio", (int)len, name);
+		snprintf(buf, n, "n3telemetry_%.*s_ratio", (int)len, m->name);
 	} else {
-		snprintf(buf, n, "n3telemetry_%s", name);
+		snprintf(buf, n, "n3telemetry_%s", m->name);
 	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The selected metrics of every model, by name, sorted, each once. */
+static int selected_names(const struct tree *t, const char **names)
+{
+	int n = 0, k = 0;
+
+	for (int m = 0; m < t->nr_models; m++)
+		for (int i = 0; i < t->model[m].nr_metrics; i++)
+			if (t->model[m].selected[i])
+				names[n++] = t->model[m].metric[i].name;
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (int i = 0; i < n; i++)
+		if (!k || strcmp(names[k - 1], names[i]))
+			names[k++] = names[i];
+	return k;
 }
 
 static void export_prom(FILE *o, const struct tree *t)
 {
+	const char **names = calloc(MAX_MODELS * MAX_METRICS, sizeof(*names));
 	char name[128];
 	bool events = false;
+	int nr_names;
 
+	if (!names)
+		die("out of memory");
 	fprintf(o, "# HELP n3telemetry_slots Rename slots per cycle used by the topdown formulas.\n");
-	fprintf(o, "# TYPE n3telemetry_slots gauge\nn3telemetry_slots %u\n", t->slots);
+	fprintf(o, "# TYPE n3telemetry_slots gauge\n");
+	if (t->nr_models == 1)
+		fprintf(o, "n3telemetry_slots %u\n", t->model[0].slots);
+	else
+		for (int m = 0; m < t->nr_models; m++)
+			fprintf(o, "n3telemetry_slots{model=\"%s\"} %u\n", t->model[m].name,
+				t->model[m].slots);
+	fprintf(o, "# HELP n3telemetry_cpu_info The CPU's model: the tables its metrics are computed with.\n");
+	fprintf(o, "# TYPE n3telemetry_cpu_info gauge\n");
+	for (int i = 0; i < t->nr; i++)
+		if (t->v[i].model >= 0)
+			fprintf(o, "n3telemetry_cpu_info{cpu=\"%d\",model=\"%s\"} 1\n", t->v[i].cpu,
+				t->model[t->v[i].model].name);
 	fprintf(o, "# HELP n3telemetry_interval_seconds Length of the CPU's latest interval.\n");
 	fprintf(o, "# TYPE n3telemetry_interval_seconds gauge\n");
 	for (int i = 0; i < t->nr; i++) {
@@ -551,85 +1172,118 @@ static void export_prom(FILE *o, const struct tree *t)
 	fprintf(o, "# TYPE n3telemetry_lost_slices_total counter\n");
 	for (int i = 0; i < t->nr; i++)
 		fprintf(o, "n3telemetry_lost_slices_total{cpu=\"%d\"} %u\n", t->v[i].cpu, t->v[i].lost);
-	for (int m = 0; m < N3T_NR_METRICS; m++) {
-		bool any = false;
+	nr_names = selected_names(t, names);
+	for (int k = 0; k < nr_names; k++) {
+		const struct metric *desc = NULL;
 
-		for (int g = 0; g < N3T_NR_GROUPS; g++)
-			for (int k = 0; k < n3t_groups[g].nr; k++)
-				any |= (t->groups & (1u << g)) && n3t_groups[g].metrics[k] == m;
-		if (!any)
-			continue;
-		prom_name(name, sizeof(name), m);
+		for (int m = 0; m < t->nr_models && !desc; m++) {
+			int x = metric_by_name(&t->model[m], names[k]);
+
+			if (x >= 0 && t->model[m].selected[x])
+				desc = &t->model[m].metric[x];
+		}
+		prom_name(name, sizeof(name), desc);
 		fprintf(o, "# HELP %s %s (%s%s) over the CPU's latest interval; NaN when undefined.\n",
-		       name, n3t_metrics[m].name, n3t_unit_name(n3t_metrics[m].unit),
-		       is_percent(m) ? ", as a 0..1 ratio" : "");
+		       name, desc->name, desc->unit, is_percent(desc) ? ", as a 0..1 ratio" : "");
 		fprintf(o, "# TYPE %s gauge\n", name);
 		for (int i = 0; i < t->nr; i++) {
 			const struct view *v = &t->v[i];
+			const struct model *md = view_model(t, v);
+			int m = metric_by_name(md, names[k]);
 
+			if (m < 0 || !md->selected[m])
+				continue;	/* not measured on this CPU's core */
 			fprintf(o, "%s{cpu=\"%d\"} ", name, v->cpu);
 			if (v->have && v->valid[m])
-				put_fixed(o, v->value[m], is_percent(m) ? 8 : 6);
+				put_fixed(o, v->value[m], is_percent(&md->metric[m]) ? 8 : 6);
 			else
 				fprintf(o, "NaN");
 			fputc('\n', o);
 		}
 	}
+	free(names);
 	for (int i = 0; i < t->nr; i++)
 		events |= t->v[i].have_events;
 	if (!events)
 		return;
 	fprintf(o, "# HELP n3telemetry_event_count_total Cumulative PMU event count while counted.\n");
 	fprintf(o, "# TYPE n3telemetry_event_count_total counter\n");
-	for (int i = 0; i < t->nr; i++)
-		for (int e = 0; e < N3T_NR_EVENTS; e++)
+	for (int i = 0; i < t->nr; i++) {
+		const struct model *md = view_model(t, &t->v[i]);
+
+		for (int e = 0; md && e < md->nr_events; e++)
 			if (t->v[i].listed[e])
 				fprintf(o, "n3telemetry_event_count_total{cpu=\"%d\",event=\"%s\"} %" PRIu64 "\n",
-				       t->v[i].cpu, n3t_events[e].name, t->v[i].count[e]);
+				       t->v[i].cpu, md->event[e], t->v[i].count[e]);
+	}
 	fprintf(o, "# HELP n3telemetry_event_counted_seconds_total Cumulative time the event was counting.\n");
 	fprintf(o, "# TYPE n3telemetry_event_counted_seconds_total counter\n");
-	for (int i = 0; i < t->nr; i++)
-		for (int e = 0; e < N3T_NR_EVENTS; e++)
+	for (int i = 0; i < t->nr; i++) {
+		const struct model *md = view_model(t, &t->v[i]);
+
+		for (int e = 0; md && e < md->nr_events; e++)
 			if (t->v[i].listed[e]) {
 				fprintf(o, "n3telemetry_event_counted_seconds_total{cpu=\"%d\",event=\"%s\"} ",
-				       t->v[i].cpu, n3t_events[e].name);
+				       t->v[i].cpu, md->event[e]);
 				put_fixed(o, t->v[i].ns[e], 9);
 				fputc('\n', o);
 			}
+	}
+}
+
+static void json_groups(const struct model *md)
+{
+	printf("[");
+	for (int g = 0, first = 1; g < md->nr_groups; g++)
+		if (md->groups & (1u << g)) {
+			printf("%s\"%s\"", first ? "" : ", ", md->group[g].name);
+			first = 0;
+		}
+	printf("]");
 }
 
 static void export_json(const struct tree *t)
 {
-	char val[N3T_VALUE_BUF];
+	char val[VALUE_BUF];
 
-	printf("{\"source\": \"%s\", \"slots\": %u, \"interval_ms\": %u, \"groups\": [",
-	       t->source, t->slots, t->interval_ms);
-	for (int g = 0, first = 1; g < N3T_NR_GROUPS; g++)
-		if (t->groups & (1u << g)) {
-			printf("%s\"%s\"", first ? "" : ", ", n3t_groups[g].name);
-			first = 0;
-		}
-	printf("],\n \"cpus\": [");
+	/* slots and groups of the first model (system/'s), all in models */
+	printf("{\"source\": \"%s\", \"slots\": %u, \"interval_ms\": %u, \"groups\": ",
+	       t->source, t->model[0].slots, t->interval_ms);
+	json_groups(&t->model[0]);
+	printf(",\n \"models\": {");
+	for (int m = 0; m < t->nr_models; m++) {
+		printf("%s\"%s\": {\"slots\": %u, \"groups\": ", m ? ", " : "", t->model[m].name,
+		       t->model[m].slots);
+		json_groups(&t->model[m]);
+		printf("}");
+	}
+	printf("},\n \"cpus\": [");
 	for (int i = 0; i < t->nr; i++) {
 		const struct view *v = &t->v[i];
+		const struct model *md = view_model(t, v);
 		int first = 1;
 
-		printf("%s\n  {\"cpu\": %d, \"seq\": %" PRIu64 ", \"end_ns\": %" PRIu64
+		printf("%s\n  {\"cpu\": %d, \"model\": ", i ? "," : "", v->cpu);
+		if (md)
+			printf("\"%s\"", md->name);
+		else
+			printf("null");
+		printf(", \"seq\": %" PRIu64 ", \"end_ns\": %" PRIu64
 		       ", \"interval_ns\": %" PRIu64 ", \"lost_slices\": %u,\n   \"metrics\": {",
-		       i ? "," : "", v->cpu, v->seq, v->end_ns, v->interval_ns, v->lost);
-		for (int m = 0; m < N3T_NR_METRICS; m++) {
-			fmt_metric(val, sizeof(val), v, m);
-			printf("%s\"%s\": %s", m ? ", " : "", n3t_metrics[m].name,
+		       v->seq, v->end_ns, v->interval_ns, v->lost);
+		for (int m = 0; md && m < md->nr_metrics; m++) {
+			fmt_metric(val, sizeof(val), t, v, m);
+			printf("%s\"%s\": %s", m ? ", " : "", md->metric[m].name,
 			       strcmp(val, "nan") ? val : "null");
 		}
 		printf("}");
 		if (v->have_events) {
 			printf(",\n   \"events\": {");
-			for (int e = 0; e < N3T_NR_EVENTS; e++) {
+			for (int e = 0; md && e < md->nr_events; e++) {
 				if (!v->listed[e])
 					continue;
 				printf("%s\"%s\": {\"count\": %" PRIu64 ", \"ns\": %" PRIu64 "}",
-				       first ? "" : ", ", n3t_events[e].name, v->count[e], v->ns[e]);
+				       first ? "" : ", ", md->event[e], v->count[e], v->ns[e]);
 				first = 0;
 			}
 			printf("}");
@@ -640,6 +1294,14 @@ static void export_json(const struct tree *t)
 }
 
 /* --- textfile --- */
+
+static void free_tree(struct tree *t)
+{
+	free(t->v);
+	free(t->model);
+	t->v = NULL;
+	t->model = NULL;
+}
 
 static void write_textfile(const char *root, const char *dir)
 {
@@ -672,7 +1334,7 @@ static void write_textfile(const char *root, const char *dir)
 		unlink(tmp);
 		die("cannot rename %s to %s: %s", tmp, dst, strerror(errno));
 	}
-	free(t.v);
+	free_tree(&t);
 }
 
 /* --- top --- */
@@ -682,9 +1344,17 @@ struct row {
 	double key;
 };
 
-static double fixed(const struct view *v, int m)
+/* a metric of the view's model by name: its index, -1 if the model has none */
+static int vmetric(const struct tree *t, const struct view *v, const char *name)
 {
-	return v->have && v->valid[m] ? (double)v->value[m] / N3T_FIXED_SCALE : -1;
+	return metric_by_name(view_model(t, v), name);
+}
+
+static double fixed(const struct tree *t, const struct view *v, const char *name)
+{
+	int m = vmetric(t, v, name);
+
+	return m >= 0 && v->have && v->valid[m] ? (double)v->value[m] / FIXED_SCALE : -1;
 }
 
 static const char *sort_key = "cpu";
@@ -698,17 +1368,27 @@ static int cmp_row(const void *a, const void *b)
 	return x->v->cpu - y->v->cpu;
 }
 
-static void bar(const struct view *v, bool color, int width)
+static const char *const l1_names[4] = { "retiring", "bad_speculation", "frontend_bound",
+					 "backend_bound" };
+
+static void bar(const struct tree *t, const struct view *v, bool color, int width)
 {
-	static const int ms[4] = { N3T_M_retiring, N3T_M_bad_speculation,
-				   N3T_M_frontend_bound, N3T_M_backend_bound };
 	static const char ch[4] = { 'R', 'S', 'F', 'B' };
 	static const char *bg[4] = { "\033[42m", "\033[45m", "\033[44m", "\033[41m" };
+	const struct model *md = view_model(t, v);
 	int used = 0;
 
 	putchar('[');
+	if (!md || vmetric(t, v, "retiring") < 0) {
+		/* no topdown level 1 on this core (Neoverse N1) */
+		used = printf(" no topdown level 1%s%s", md ? " on " : "", md ? md->name : "");
+		for (; used < width; used++)
+			putchar(' ');
+		putchar(']');
+		return;
+	}
 	for (int i = 0; i < 4; i++) {
-		double p = fixed(v, ms[i]);
+		double p = fixed(t, v, l1_names[i]);
 		int n = p > 0 ? (int)(p * width / 100 + 0.5) : 0;
 
 		if (n > width - used)
@@ -726,28 +1406,30 @@ static void bar(const struct view *v, bool color, int width)
 	putchar(']');
 }
 
+static const char *top_metric(char *buf, size_t n, const struct tree *t, const struct view *v,
+			      const char *name)
+{
+	return fmt_metric(buf, n, t, v, vmetric(t, v, name));
+}
+
 static void top_once(const char *root, bool color)
 {
+	static const struct { const char *key, *metric; } keys[] = {
+		{ "retiring", "retiring" }, { "frontend", "frontend_bound" },
+		{ "backend", "backend_bound" }, { "bad", "bad_speculation" }, { "ipc", "ipc" },
+	};
 	struct tree t = { .root = root };
 	struct row rows[4096];
-	char val[5][N3T_VALUE_BUF];
+	char val[VALUE_BUF];
 	int n = 0;
 
 	load(&t, SRC_AUTO, false);
 	for (int i = 0; i < t.nr && n < 4096; i++) {
 		rows[n].v = &t.v[i];
-		if (!strcmp(sort_key, "retiring"))
-			rows[n].key = fixed(&t.v[i], N3T_M_retiring);
-		else if (!strcmp(sort_key, "frontend"))
-			rows[n].key = fixed(&t.v[i], N3T_M_frontend_bound);
-		else if (!strcmp(sort_key, "backend"))
-			rows[n].key = fixed(&t.v[i], N3T_M_backend_bound);
-		else if (!strcmp(sort_key, "bad"))
-			rows[n].key = fixed(&t.v[i], N3T_M_bad_speculation);
-		else if (!strcmp(sort_key, "ipc"))
-			rows[n].key = fixed(&t.v[i], N3T_M_ipc);
-		else
-			rows[n].key = -t.v[i].cpu;
+		rows[n].key = -t.v[i].cpu;
+		for (unsigned int k = 0; k < sizeof(keys) / sizeof(*keys); k++)
+			if (!strcmp(sort_key, keys[k].key))
+				rows[n].key = fixed(&t, &t.v[i], keys[k].metric);
 		n++;
 	}
 	qsort(rows, n, sizeof(*rows), cmp_row);
@@ -762,18 +1444,18 @@ static void top_once(const char *root, bool color)
 		const struct view *v = rows[i].v;
 
 		printf("cpu%-3d ", v->cpu);
-		bar(v, color, 40);
-		printf(" %7s %7s", fmt_metric(val[0], sizeof(val[0]), v, N3T_M_retiring),
-		       fmt_metric(val[1], sizeof(val[1]), v, N3T_M_bad_speculation));
-		printf(" %7s %7s", fmt_metric(val[2], sizeof(val[2]), v, N3T_M_frontend_bound),
-		       fmt_metric(val[3], sizeof(val[3]), v, N3T_M_backend_bound));
-		printf(" %6s", fmt_metric(val[4], sizeof(val[4]), v, N3T_M_ipc));
-		printf(" %8s", fmt_metric(val[0], sizeof(val[0]), v, N3T_M_l1d_cache_mpki));
-		printf(" %8s", fmt_metric(val[1], sizeof(val[1]), v, N3T_M_l2_cache_mpki));
-		printf(" %8s\n", fmt_metric(val[2], sizeof(val[2]), v, N3T_M_ll_cache_read_mpki));
+		bar(&t, v, color, 40);
+		printf(" %7s", top_metric(val, sizeof(val), &t, v, "retiring"));
+		printf(" %7s", top_metric(val, sizeof(val), &t, v, "bad_speculation"));
+		printf(" %7s", top_metric(val, sizeof(val), &t, v, "frontend_bound"));
+		printf(" %7s", top_metric(val, sizeof(val), &t, v, "backend_bound"));
+		printf(" %6s", top_metric(val, sizeof(val), &t, v, "ipc"));
+		printf(" %8s", top_metric(val, sizeof(val), &t, v, "l1d_cache_mpki"));
+		printf(" %8s", top_metric(val, sizeof(val), &t, v, "l2_cache_mpki"));
+		printf(" %8s\n", top_metric(val, sizeof(val), &t, v, "ll_cache_read_mpki"));
 	}
 	fflush(stdout);
-	free(t.v);
+	free_tree(&t);
 }
 
 static void usage(FILE *f)
@@ -805,9 +1487,9 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	const char *root = DEFAULT_SYSFS, *cpus = NULL, *format = NULL, *dir = NULL, *cmd;
+	const char *group_opt[MAX_GROUPS * 2];
 	enum source src = SRC_AUTO;
-	uint32_t groups = 0;
-	int every = 0, iterations = 0, delay = 0, c;
+	int every = 0, iterations = 0, delay = 0, c, nr_group_opt = 0;
 	struct tree t = { 0 };
 
 	/* one pass: options may stand before or after the command */
@@ -818,14 +1500,11 @@ int main(int argc, char **argv)
 		case 'S': src = SRC_SNAPSHOT; break;
 		case 'h': usage(stdout); return 0;
 		case 'c': cpus = optarg; break;
-		case 'g': {
-			int g = n3t_group_by_name(optarg, strlen(optarg));
-
-			if (g < 0)
-				die("unknown group \"%s\" (see available_groups)", optarg);
-			groups |= 1u << g;
+		case 'g':
+			if (nr_group_opt == MAX_GROUPS * 2)
+				die("too many --group options");
+			group_opt[nr_group_opt++] = optarg;
 			break;
-		}
 		case 'f': format = optarg; break;
 		case 'd': dir = optarg; break;
 		case 'e': every = atoi(optarg); if (every < 1) die("--every wants seconds >= 1"); break;
@@ -845,16 +1524,33 @@ int main(int argc, char **argv)
 	t.root = root;
 
 	if (!strcmp(cmd, "show")) {
+		uint32_t groups[MAX_MODELS] = { 0 };
+
 		check_cpu_list(cpus);
 		load(&t, src, cpus && !strcmp(cpus, "system"));
-		if (!groups)
-			groups = t.groups;
+		/* --group names a group of any model; each CPU shows those its model has */
+		for (int k = 0; k < nr_group_opt; k++) {
+			bool known = false;
+
+			for (int m = 0; m < t.nr_models; m++) {
+				int g = group_by_name(&t.model[m], group_opt[k]);
+
+				if (g >= 0) {
+					groups[m] |= 1u << g;
+					known = true;
+				}
+			}
+			if (!known)
+				die("unknown group \"%s\" (see available_groups)", group_opt[k]);
+		}
+		for (int m = 0; m < t.nr_models && !nr_group_opt; m++)
+			groups[m] = t.model[m].groups;
 		for (int i = 0, shown = 0; i < t.nr; i++) {
 			if (!want_cpu(cpus, t.v[i].cpu))
 				continue;
 			if (shown++)
 				putchar('\n');
-			show_view(&t.v[i], groups);
+			show_view(&t, &t.v[i], t.v[i].model >= 0 ? groups[t.v[i].model] : 0);
 		}
 	} else if (!strcmp(cmd, "export")) {
 		if (!format || (strcmp(format, "prometheus") && strcmp(format, "json")))
@@ -880,7 +1576,7 @@ int main(int argc, char **argv)
 		    strcmp(sort_key, "bad") && strcmp(sort_key, "ipc"))
 			die("unknown --sort \"%s\"", sort_key);
 		for (int i = 0; !iterations || i < iterations; i++) {
-			struct tree probe = { .root = root };
+			unsigned int interval_ms = 1000;
 
 			top_once(root, color);
 			if (iterations && i + 1 == iterations)
@@ -891,10 +1587,10 @@ int main(int argc, char **argv)
 
 				snprintf(p, sizeof(p), "%s/interval_ms", root);
 				s = slurp(p, NULL);
-				probe.interval_ms = s ? atoi(s) : 1000;
+				interval_ms = s ? atoi(s) : 1000;
 				free(s);
 			}
-			usleep(delay ? delay * 1000000u : (probe.interval_ms < 1000 ? 1000 : probe.interval_ms) * 1000u);
+			usleep(delay ? delay * 1000000u : (interval_ms < 1000 ? 1000 : interval_ms) * 1000u);
 		}
 	} else {
 		fprintf(stderr, "%s: unknown command \"%s\"\n", prog, cmd);
@@ -903,6 +1599,6 @@ int main(int argc, char **argv)
 	}
 	if (fflush(stdout) || ferror(stdout))
 		die("write error: %s", strerror(errno));
-	free(t.v);
+	free_tree(&t);
 	return 0;
 }

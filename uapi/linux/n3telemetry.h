@@ -3,27 +3,45 @@
  * n3telemetry: layout of the binary snapshot read from /dev/n3telemetry.
  *
  * Reading the device from offset 0 to EOF returns a struct
- * n3t_snapshot_header followed by nr_records records of record_size bytes,
- * one per CPU online when the snapshot was taken, in CPU order.  Fields are
- * in the byte order of the kernel that wrote them (little-endian on usual
- * arm64 systems).  A reader checks magic and abi_version, then uses
- * header_size and record_size to find the records, so fields appended in a
- * later version are skipped.
+ * n3t_snapshot_header, then names_size bytes of names (at names_offset),
+ * then nr_records records of record_size bytes (at records_offset), one per
+ * CPU online when the snapshot was taken, in CPU order.
+ *
+ * Byte order: every field is in the native byte order of the kernel that
+ * wrote it (the records are copies of the module's own data), so a reader
+ * on the same machine needs no conversion.  magic reads as 0x5354334e only
+ * in the reader's own byte order; a snapshot moved to a machine of the other
+ * order is recognised by magic reading byte-swapped.
+ *
+ * A reader checks magic and abi_version, then uses the offsets and
+ * record_size, so fields appended in a later version are skipped.
  *
  * Each open file has its own snapshot: a read at offset 0 takes it, reads
  * at later offsets continue it whatever other readers do, so a reader that
  * reads from 0 to EOF gets one consistent set of records; another read at
  * offset 0 (pread, lseek) takes a new one.
  *
- * Indexes: event i is the i-th of the N3T_SNAP_NR_EVENTS events the module
- * knows, in ascending order of event number; metric i is the i-th of the
- * N3T_SNAP_NR_METRICS metrics, in ascending (C locale) order of the
- * specification's metric name.  The `events` and group files name them.
+ * Names: the snapshot describes itself.  The names section is text, one
+ * item per line, fields separated by one space, the last field of a
+ * `model` and a `metric` line running to the end of the line:
+ *
+ *   model <m> <name> <slots> <groups> <title>
+ *   event <m> <i> <name> <code>
+ *   metric <m> <i> <name> <decimals> <unit>
+ *   group <m> <g> <name> <arm_name> <metric index>...
+ *
+ * <m> is the model index a record's @model refers to; <i> is the index of
+ * the event or metric in a record's arrays; <g> is the bit of the group in
+ * <groups> (the selected groups, hexadecimal with 0x) and in the sysfs
+ * group selection; <code> is the PMU event number in hexadecimal with 0x;
+ * <decimals> is the number of decimals the value is printed with; <slots>
+ * is the slot count the formulas use on that model's CPUs.
  *
  * Fixed point: value[i] is the metric in units of 1/fixed_scale of its unit
- * (fixed_scale is 1000000: 21.37 percent is 21370000).  value[i] means
- * something only when bit i of valid is set (bit i is bit i % 64 of
- * valid[i / 64]); otherwise the metric is undefined ("nan" in the text files).
+ * (fixed_scale is 1000000: 21.37 percent is 21370000), truncated toward
+ * zero.  value[i] means something only when bit i of valid is set (bit i is
+ * bit i % 64 of valid[i / 64]); otherwise the metric is undefined ("nan" in
+ * the text files) or not selected (its group is not in <groups>).
  */
 #ifndef _UAPI_LINUX_N3TELEMETRY_H
 #define _UAPI_LINUX_N3TELEMETRY_H
@@ -31,9 +49,9 @@
 #include <linux/types.h>
 
 #define N3T_SNAP_MAGIC		0x5354334eU	/* "N3TS" */
-#define N3T_SNAP_ABI_VERSION	1
-#define N3T_SNAP_NR_EVENTS	66
-#define N3T_SNAP_NR_METRICS	67
+#define N3T_SNAP_ABI_VERSION	2
+#define N3T_SNAP_MAX_EVENTS	96	/* length of a record's event arrays */
+#define N3T_SNAP_MAX_METRICS	96	/* length of a record's metric arrays */
 #define N3T_SNAP_FIXED_SCALE	1000000
 
 /**
@@ -42,12 +60,14 @@
  * @abi_version: N3T_SNAP_ABI_VERSION
  * @header_size: sizeof(struct n3t_snapshot_header) of the writer
  * @record_size: size of one record, at least sizeof(struct n3t_snapshot_record)
- * @nr_records: number of records that follow
- * @nr_events: N3T_SNAP_NR_EVENTS
- * @nr_metrics: N3T_SNAP_NR_METRICS
- * @slots: rename slots per cycle used by the formulas
+ * @nr_records: number of records
+ * @nr_models: number of models described in the names
+ * @max_events: N3T_SNAP_MAX_EVENTS
+ * @max_metrics: N3T_SNAP_MAX_METRICS
  * @interval_ms: configured interval length
- * @groups: selected metric groups, bit g for the g-th name of available_groups
+ * @names_offset: offset of the names section from the start
+ * @names_size: its size in bytes (text, no NUL)
+ * @records_offset: offset of the first record from the start
  * @fixed_scale: N3T_SNAP_FIXED_SCALE
  */
 struct n3t_snapshot_header {
@@ -56,11 +76,13 @@ struct n3t_snapshot_header {
 	__u32 header_size;
 	__u32 record_size;
 	__u32 nr_records;
-	__u32 nr_events;
-	__u32 nr_metrics;
-	__u32 slots;
+	__u32 nr_models;
+	__u32 max_events;
+	__u32 max_metrics;
 	__u32 interval_ms;
-	__u32 groups;
+	__u32 names_offset;
+	__u32 names_size;
+	__u32 records_offset;
 	__u64 fixed_scale;
 };
 
@@ -75,6 +97,10 @@ struct n3t_snapshot_header {
  * @interval_ns: length of the interval
  * @nr_sets: event sets rotated through in the interval
  * @lost_slices: slices discarded since collection (re)started, all sets
+ * @model: index of the CPU's model in the names; ~0 when the CPU has none
+ * @nr_events: events of that model (entries of the event arrays used)
+ * @nr_metrics: metrics of that model (entries of @value used)
+ * @reserved: zero
  * @valid: validity bitmap of @value
  * @counted: events counted in the interval (bitmap like @valid)
  * @value: metric values in fixed point
@@ -89,11 +115,15 @@ struct n3t_snapshot_record {
 	__u64 interval_ns;
 	__u32 nr_sets;
 	__u32 lost_slices;
+	__u32 model;
+	__u32 nr_events;
+	__u32 nr_metrics;
+	__u32 reserved;
 	__u64 valid[2];
 	__u64 counted[2];
-	__s64 value[N3T_SNAP_NR_METRICS];
-	__u64 event_count[N3T_SNAP_NR_EVENTS];
-	__u64 event_ns[N3T_SNAP_NR_EVENTS];
+	__s64 value[N3T_SNAP_MAX_METRICS];
+	__u64 event_count[N3T_SNAP_MAX_EVENTS];
+	__u64 event_ns[N3T_SNAP_MAX_EVENTS];
 };
 
 #endif /* _UAPI_LINUX_N3TELEMETRY_H */

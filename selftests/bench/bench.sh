@@ -1,0 +1,121 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: the cost of always-on telemetry, side by side with perf stat and
+# node_exporter's perf collector, as busy-loop work lost per CPU per guest
+# second, on Debian 12's production arm64 6.1 kernel under
+# qemu-system-aarch64 -icount shift=0,sleep=off (one guest instruction per
+# guest ns, whatever the host does).  See README, "Cost".
+#
+#   bench.sh            the full matrix (1, 4, 16 vCPUs; scaling to 64)
+#   bench.sh --smoke    1 vCPU, two configurations, a few seconds: checks the
+#                       harness yields a complete table (make check runs it)
+#
+# Environment: N3T_BENCH_CPUS="1 4 16", N3T_BENCH_SCALE="1 4 16 64",
+# N3T_BENCH_SECS=5, N3T_BENCH_REPS=2, N3T_BENCH_JOBS=$(nproc).  Results:
+# build/bench/ (the smoke: build/bench-smoke/).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/selftests/bench
+out=$top/build/bench
+mode=full
+case "${1:-}" in
+--smoke) mode=smoke out=$top/build/bench-smoke ;;
+"") ;;
+*) echo "usage: $0 [--smoke]" >&2; exit 2 ;;
+esac
+t0=$(date +%s)
+step() { printf '== [%4ss] %s\n' "$(( $(date +%s) - t0 ))" "$*"; }
+mkdir -p "$out"
+
+step "host packages"
+"$top/selftests/vm/deps.sh"
+step "Debian 12 arm64 6.1 kernel"
+ddir=$("$top/selftests/vm/distro-kernel.sh" | tail -1)
+export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+
+step "module (production build, no test hooks) against $(basename "$ddir")"
+src=$out/src
+rm -rf "$src" && mkdir -p "$src"
+(cd "$top" && git ls-files -co --exclude-standard -z 2>/dev/null |
+	rsync -a --from0 --files-from=- "$top/" "$src/") ||
+	rsync -a --exclude build --exclude .git "$top/" "$src/"
+make -s -C "$ddir/kdir" M="$src" modules > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
+mkdir -p "$out/mod" && cp "$src/module/n3telemetry.ko" "$out/mod/"
+
+step "guest programs: n3tel, busy loop, perf and node_exporter from Debian"
+make -s -C "$src/tools/n3tel" arm64 > "$out/n3tel.log" 2>&1 || { cat "$out/n3tel.log"; exit 1; }
+gdeps=$("$here/guest-deps.sh" | tail -1)
+ov=$out/overlay
+rm -rf "$ov" && mkdir -p "$ov/bin" "$ov/bench"
+cp -a "$gdeps/root/." "$ov/"
+aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -o "$ov/bin/spin" "$here/spin.c"
+cp "$src/tools/n3tel/n3tel-arm64" "$ov/bin/n3tel"
+cp "$here/guest.sh" "$ov/bench/"
+for a in wget ifconfig; do ln -s busybox "$ov/bin/$a"; done
+# raw event codes by name, from the module's own table
+
+step "initramfs"
+"$top/selftests/vm/mkinitramfs.sh" "$out/mod" "$out/base.cpio.gz"
+(cd "$ov" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) > "$out/overlay.cpio.gz"
+cat "$out/base.cpio.gz" "$out/overlay.cpio.gz" > "$out/initramfs.cpio.gz"
+
+# boot TAG CPUS TIMEOUT APPEND...: one repeatable boot, console in $out/TAG.log
+boot() {
+	local tag=$1 cpus=$2 tmo=$3 rc=0 b0
+	shift 3
+	b0=$(date +%s)
+	timeout --foreground "$tmo" qemu-system-aarch64 -M virt,gic-version=3 -cpu max \
+		-smp "$cpus" -m 2G -icount shift=0,sleep=off -nographic -no-reboot -nic none \
+		-kernel "$ddir/vmlinuz" -initrd "$out/initramfs.cpio.gz" \
+		-append "console=ttyAMA0 loglevel=4 panic=-1 nokaslr n3t.mode=bench $*" \
+		< /dev/null > "$out/$tag.log" 2>&1 || rc=$?
+	echo "   $tag: ${cpus} vCPU, $(( $(date +%s) - b0 ))s wall${rc/#0/}"
+	grep -q '^BENCH end' "$out/$tag.log" || { tail -20 "$out/$tag.log"; return 1; }
+}
+
+secs=${N3T_BENCH_SECS:-5}
+reps=${N3T_BENCH_REPS:-2}
+jobs=${N3T_BENCH_JOBS:-$(nproc)}
+if [ $mode = smoke ]; then
+	step "smoke: 1 vCPU, idle and module default, 2 s runs"
+	boot smoke 1 600 n3t.configs=idle,mod-default n3t.secs=2 n3t.settle=1.2 n3t.reps=2
+	python3 "$here/table.py" --smoke "$out/smoke.log"
+	echo "== smoke done in $(( $(date +%s) - t0 ))s"
+	exit 0
+fi
+
+# Every boot is independent (the guest's clock is its instruction count):
+# run up to $jobs at a time.
+step "boots, $jobs at a time"
+all=idle,mod-default,mod-all,mod-100ms,mod-1set,perf-grouped,perf-flat,perf-all-grouped,perf-all-flat,ne-15s,ne-1s
+few=idle,mod-default,mod-all,mod-100ms,perf-grouped,perf-flat,ne-15s,ne-1s
+specs=()
+for n in ${N3T_BENCH_CPUS:-1 4 16}; do
+	c=$few
+	[ "$n" = 1 ] && c=$all
+	specs+=("cost-$n $n n3t.configs=$c n3t.secs=$secs n3t.settle=1.5 n3t.reps=$reps")
+done
+for n in ${N3T_BENCH_SCALE:-1 4 16 64}; do
+	r=0
+	case $n in 4|64) r=1 ;; esac
+	specs+=("scale-$n $n n3t.configs=idle,mod-default n3t.secs=3 n3t.settle=1.5 n3t.reps=2 n3t.reads=$r")
+done
+# where the sampler's instructions go: function graph below n3t_slice_work
+specs+=("profile 1 n3t.configs= n3t.settle=1.5 n3t.profile=1")
+logs=() pids=() fail=0
+for s in "${specs[@]}"; do
+	read -r tag n args <<< "$s"
+	logs+=("$out/$tag.log")
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || fail=1; done
+	# shellcheck disable=SC2086
+	boot "$tag" "$n" 7200 $args &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || fail=1; done
+[ $fail = 0 ] || echo "== some boots failed; the table shows what there is"
+
+step "table"
+python3 "$here/table.py" --kernel "Debian $(basename "$ddir" | sed 's/^distro-//')" "${logs[@]}" |
+	tee "$out/table.txt"
+echo "== bench done in $(( $(date +%s) - t0 ))s; table in $out/table.txt"

@@ -1,0 +1,216 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make bench, inside the VM (n3t.mode=bench): for each configuration, start
+# the load, let it settle, run one pinned busy loop per CPU for a fixed number
+# of guest seconds, stop the load.  Every figure goes to the console on a
+# "BENCH ..." line; selftests/bench/table.py turns them into the table.
+#
+# Kernel command line: n3t.configs=a,b,... n3t.secs=S n3t.settle=S
+# n3t.reps=N n3t.reads=0|1 n3t.profile=0|1.  Configurations: idle mod-default mod-all
+# mod-100ms mod-1set perf-grouped perf-flat perf-all-grouped perf-all-flat
+# ne-15s ne-1s.
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export LD_LIBRARY_PATH=/lib/aarch64-linux-gnu
+N3T=/sys/kernel/n3telemetry
+DBG=/sys/kernel/debug/n3telemetry
+KO=/lib/n3t/n3telemetry.ko
+
+configs=idle,mod-default secs=5 settle=1.5 reps=2 reads=0 profile=0
+# shellcheck disable=SC2013
+for a in $(cat /proc/cmdline); do
+	case "$a" in
+	n3t.configs=*) configs=${a#n3t.configs=} ;;
+	n3t.secs=*) secs=${a#n3t.secs=} ;;
+	n3t.settle=*) settle=${a#n3t.settle=} ;;
+	n3t.reps=*) reps=${a#n3t.reps=} ;;
+	n3t.reads=*) reads=${a#n3t.reads=} ;;
+	n3t.profile=*) profile=${a#n3t.profile=} ;;
+	esac
+done
+ncpu=$(nproc)
+
+# The module on the CPU PMU by its own type number, so that it takes every
+# raw event as on an N3 (with the default, PERF_TYPE_RAW, it leaves out what
+# PMCEID says QEMU does not implement); force=1 for QEMU's CPU model.
+pmu=
+for d in /sys/bus/event_source/devices/armv8_pmuv3*; do
+	[ -r "$d/type" ] && pmu=$(cat "$d/type") && break
+done
+MODARGS="force=1 ${pmu:+pmu_type=$pmu}"
+echo "BENCH info kernel $(uname -r) cpus $ncpu pmu_type ${pmu:-none} secs $secs settle $settle reps $reps"
+ifconfig lo 127.0.0.1 up 2>/dev/null
+
+# shellcheck disable=SC2086
+mod_load() { insmod $KO $MODARGS "$@"; }
+mod_unload() { rmmod n3telemetry; }
+
+# perf -e lists: the module's sets, raw codes from its table (models/*/events)
+perf_events() {	# perf_events GROUPS grouped|flat
+	mod_load groups="$1" || return 1
+	awk -v mode="$2" 'NR == FNR { code[$1] = $2; next }
+		{ s = ""
+		  for (i = 2; i <= NF; i++)
+			s = s (s == "" ? "" : ",") "r" substr(code[$i], 3)
+		  out = out (out == "" ? "" : ",") (mode == "grouped" ? "{" s "}" : s) }
+		END { print out }' "$N3T/models/$(awk 'NR == 1 { print $1 }' $N3T/cpu_model)/events" $N3T/sets
+	mod_unload
+}
+ev_default_grouped=$(perf_events default grouped)
+ev_default_flat=$(perf_events default flat)
+ev_all_grouped=$(perf_events all grouped)
+ev_all_flat=$(perf_events all flat)
+echo "BENCH info perf-events-default $ev_default_grouped"
+echo "BENCH info perf-events-all $ev_all_grouped"
+
+bgpids=
+bg() { "$@" & bgpids="$bgpids $!"; }
+scraper() {	# scraper PERIOD: one scrape now, then every PERIOD seconds
+	while :; do
+		wget -q -O /dev/null http://127.0.0.1:9100/metrics || echo "BENCH error scrape failed"
+		sleep "$1"
+	done
+}
+
+start() {	# start CONFIG
+	case "$1" in
+	idle) ;;
+	mod-default) mod_load ;;
+	mod-all) mod_load groups=all ;;
+	mod-100ms) mod_load interval_ms=100 ;;
+	mod-1set) mod_load groups=topdown_l1 ;;
+	perf-grouped) bg perf stat -a -I 1000 -x, -o /dev/null -e "$ev_default_grouped" ;;
+	perf-flat) bg perf stat -a -I 1000 -x, -o /dev/null -e "$ev_default_flat" ;;
+	perf-all-grouped) bg perf stat -a -I 1000 -x, -o /dev/null -e "$ev_all_grouped" ;;
+	perf-all-flat) bg perf stat -a -I 1000 -x, -o /dev/null -e "$ev_all_flat" ;;
+	ne-15s|ne-1s)
+		bg prometheus-node-exporter --web.listen-address=127.0.0.1:9100 \
+			--collector.disable-defaults --collector.perf
+		sleep 1
+		bg scraper "${1#ne-}"
+		;;
+	*) echo "BENCH error unknown configuration $1"; return 1 ;;
+	esac
+}
+
+# SIGTERM: background jobs of a non-interactive shell ignore SIGINT
+stop() {	# stop CONFIG
+	case "$1" in
+	mod-*) mod_unload ;;
+	esac
+	for p in $bgpids; do kill -TERM "$p" 2>/dev/null; done
+	for p in $bgpids; do wait "$p" 2>/dev/null; done
+	bgpids=
+}
+
+# per CPU: seq end_ns (status) and slices cost_ns (debugfs cost)
+modstate() {
+	for d in "$N3T"/cpu[0-9]*; do
+		c=${d##*/cpu}
+		awk -v c="$c" '$1 == "seq" { s = $2 } $1 == "end_ns" { e = $2 }
+			END { print "ivl", c, s, e }' "$d/status"
+	done
+	[ -r $DBG/cost ] && awk '{ print "cost", substr($1, 4), $3, $5 }' $DBG/cost
+}
+
+run() {	# run CONFIG REP
+	cfg=$1 rep=$2 w=$secs
+	# one scrape in the window, whatever its phase
+	[ "$cfg" = ne-15s ] && [ "$w" -lt 15 ] && w=15
+	start "$cfg" || return
+	# settle with the busy loops running: the module's slice timers are
+	# deferrable and would wait for an idle CPU's next wakeup
+	t=$(spin now)
+	spin $((t + 100000000)) "$settle" > /dev/null
+	nsets=0
+	[ -r $N3T/sets ] && nsets=$(grep -c . $N3T/sets) && t0=$(spin now) && modstate > /tmp/m0
+	# start together, after every child is forked and pinned (pinning
+	# waits for each vCPU's round-robin turn)
+	t=$(spin now)
+	spin $((t + 200000000 + ncpu * 20000000)) "$w" > /tmp/spin || echo "BENCH error spin failed"
+	if [ "$nsets" != 0 ]; then
+		modstate > /tmp/m1
+		echo "BENCH sets $cfg $rep $nsets $(cat $N3T/interval_ms)"
+		# the span of the two snapshots, for slices within the window
+		echo "BENCH span $cfg $rep $t0 $(spin now)"
+		# per CPU, before and after: intervals (seq, end_ns), sampler (slices, ns)
+		awk -v p="BENCH mod $cfg $rep" 'NR == FNR { a[$1 " " $2] = $3 " " $4; next }
+			{ print p, $1, $2, a[$1 " " $2], $3, $4 }' /tmp/m0 /tmp/m1
+	fi
+	stop "$cfg"
+	sed "s/^/BENCH spin $cfg $rep /" /tmp/spin
+	echo "BENCH window $cfg $rep $w"
+}
+
+# reading every metric of every CPU: guest ns (= instructions) per read
+reads() {
+	mod_load groups=all
+	sleep 3
+	files=
+	for f in "$N3T"/system/* "$N3T"/cpu[0-9]*/*; do
+		case $f in */status|*/events) ;; *) files="$files $f" ;; esac
+	done
+	# shellcheck disable=SC2086
+	for what in base text snapshot export-prometheus export-json; do
+		for i in 1 2 3; do
+			case $what in
+			base) ns=$(spin time cat /dev/null) ;;
+			text) ns=$(spin time cat $files) ;;
+			snapshot) ns=$(spin time cat /dev/n3telemetry) ;;
+			export-prometheus) ns=$(spin time n3tel export --format prometheus) ;;
+			export-json) ns=$(spin time n3tel export --format json) ;;
+			esac
+			echo "BENCH read $what $i $ns"
+		done
+	done
+	mod_unload
+}
+
+# where a slice switch's instructions go: the function graph tracer below
+# the sampler, one level and two levels deep (tracing adds its own cost to
+# every call it records: compare with the untraced sampler figure)
+profile() {
+	T=/sys/kernel/tracing
+	[ -e $T/current_tracer ] || mount -t tracefs nodev $T
+	mod_load
+	t=$(spin now)
+	spin $((t + 100000000)) "$settle" > /dev/null
+	for depth in 1 2 3; do
+		echo n3t_slice_work > $T/set_graph_function || return
+		echo $depth > $T/max_graph_depth
+		echo 1 > $T/options/funcgraph-tail
+		echo 0 > $T/options/funcgraph-irqs
+		echo function_graph > $T/current_tracer
+		t=$(spin now)
+		spin $((t + 100000000)) 2 > /dev/null
+		echo 0 > $T/tracing_on
+		echo "BENCH info profile depth $depth: $(grep -c ' us ' $T/trace) traced calls"
+		# "cpu) [+!] 12.345 us | name();" or "... us | } /* name */"
+		awk -v d=$depth '/ us +\|/ {
+			i = index($0, "|"); body = substr($0, i + 1); pre = substr($0, 1, i - 1)
+			n = split(pre, f, " "); us = f[n - 1]
+			match(body, /^ */); lvl = RLENGTH / 2
+			sub(/^ *\} \/\* */, "", body); sub(/ \*\/.*$/, "", body)
+			sub(/^ */, "", body); sub(/\(\);?$/, "", body); sub(/ \[.*$/, "", body)
+			k = lvl " " body; t[k] += us; c[k]++ }
+			END { for (k in t) printf "BENCH prof %d %s %d %.3f\n", d, k, c[k], t[k] }' $T/trace
+		echo nop > $T/current_tracer
+		echo 1 > $T/tracing_on
+	done
+	mod_unload
+}
+
+# a first run after boot reads a little high: warm up once, unmeasured
+t=$(spin now)
+spin $((t + 100000000)) "$settle" > /dev/null
+
+rep=1
+while [ $rep -le "$reps" ]; do
+	for cfg in $(echo "$configs" | tr , ' '); do
+		echo "BENCH info start $cfg $rep $(cut -d' ' -f1 /proc/uptime)"
+		run "$cfg" "$rep"
+	done
+	rep=$((rep + 1))
+done
+[ "$reads" = 1 ] && reads
+[ "$profile" = 1 ] && profile
+echo "BENCH end"

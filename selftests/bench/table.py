@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench: turn the VM's "BENCH ..." console lines into the cost table.
+
+Work lost: the busy loops (one per CPU, two instructions per iteration) run
+fewer iterations per guest second than with nothing loaded; the difference,
+in instructions, divided by the number of CPUs.  Under -icount shift=0 a
+guest nanosecond is one instruction, so the figures are instruction counts.
+
+  table.py [--kernel K] LOG...          the table
+  table.py --smoke LOG                  the table, and fail unless complete
+"""
+import argparse
+import re
+import sys
+from collections import defaultdict
+
+INS_PER_ITER = 2
+ORDER = ['idle', 'mod-default', 'mod-all', 'mod-100ms', 'mod-1set',
+         'perf-grouped', 'perf-flat', 'perf-all-grouped', 'perf-all-flat',
+         'ne-15s', 'ne-1s']
+DESC = {
+    'idle': 'nothing loaded',
+    'mod-default': 'module, default groups, 1 s',
+    'mod-all': 'module, all groups, 1 s',
+    'mod-100ms': 'module, default groups, 100 ms',
+    'mod-1set': 'module, topdown_l1 only, 1 s',
+    'perf-grouped': 'perf stat -a -I 1000, grouped',
+    'perf-flat': 'perf stat -a -I 1000, flat',
+    'perf-all-grouped': 'perf stat, all sets, grouped',
+    'perf-all-flat': 'perf stat, all events, flat',
+    'ne-15s': 'node_exporter perf, 15 s scrape',
+    'ne-1s': 'node_exporter perf, 1 s scrape',
+}
+TARGET_RATIO = 20
+TARGET_SLICE = 25000
+TARGET_DRIFT = 0.02
+TARGET_FLAT = 0.10
+
+
+class Boot:
+    """One VM boot: its runs, per configuration and repetition."""
+
+    def __init__(self, path):
+        self.path = path
+        self.cpus = 0
+        self.errors = []
+        self.spin = defaultdict(dict)      # (cfg, rep) -> cpu -> (iters, ns)
+        self.window = {}                   # (cfg, rep) -> seconds
+        self.span = {}                     # (cfg, rep) -> ns between snapshots
+        self.secs = 0
+        self.sets = {}                     # (cfg, rep) -> (nsets, interval_ms)
+        self.ivl = defaultdict(dict)       # (cfg, rep) -> cpu -> (dseq, dns)
+        self.cost = defaultdict(dict)      # (cfg, rep) -> cpu -> (dslices, dns)
+        self.reads = defaultdict(list)     # what -> [ns]
+        self.prof = defaultdict(list)      # depth -> [(level, name, calls, us)]
+        self.complete = False
+        with open(path, errors='replace') as f:
+            for ln in f:
+                i = ln.find('BENCH ')
+                if i < 0:
+                    continue
+                self.line(ln[i:].split())
+
+    def line(self, w):
+        k = w[1]
+        if k == 'info' and w[2] == 'kernel':
+            self.kernel = w[3]
+            self.cpus = int(w[5])
+            self.secs = float(w[9])
+        elif k == 'error':
+            self.errors.append(' '.join(w[2:]))
+        elif k == 'end':
+            self.complete = True
+        elif k == 'spin':      # spin CFG REP cpu N iters I ns T
+            cfg, rep, cpu, it, ns = w[2], int(w[3]), int(w[5]), int(w[7]), int(w[9])
+            self.spin[(cfg, rep)][cpu] = (it, ns)
+        elif k == 'span':      # span CFG REP T0_NS T1_NS
+            self.span[(w[2], int(w[3]))] = int(w[5]) - int(w[4])
+        elif k == 'window':    # window CFG REP SECONDS
+            self.window[(w[2], int(w[3]))] = float(w[4])
+        elif k == 'sets':      # sets CFG REP NSETS INTERVAL_MS
+            self.sets[(w[2], int(w[3]))] = (int(w[4]), int(w[5]))
+        elif k == 'mod':       # mod CFG REP ivl|cost CPU a0 b0 a1 b1
+            cfg, rep, kind, cpu = w[2], int(w[3]), w[4], int(w[5])
+            try:
+                a0, b0, a1, b1 = (int(x) for x in w[6:10])
+            except ValueError:
+                return
+            if kind == 'ivl' and a0 > 0 and a1 > a0:
+                self.ivl[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
+            elif kind == 'cost' and a1 > a0:
+                self.cost[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
+        elif k == 'prof':      # prof DEPTH LEVEL NAME CALLS US
+            self.prof[int(w[2])].append((int(w[3]), w[4], int(w[5]), float(w[6])))
+        elif k == 'read':      # read WHAT I NS
+            self.reads[w[2]].append(int(w[4]))
+
+    def configs(self):
+        seen = {c for c, _ in self.spin}
+        return [c for c in ORDER if c in seen] + sorted(seen - set(ORDER))
+
+    def reps(self, cfg):
+        return sorted(r for c, r in self.spin if c == cfg)
+
+    def total_rate(self, cfg, rep):
+        """busy-loop instructions per guest second, all CPUs
+
+        One CPU: iterations over the time from its first to its last chunk.
+        Several: under -icount QEMU runs the vCPUs round robin on one
+        virtual clock, so each loop's own span depends on when its vCPU got
+        its turn; count every loop's iterations over the common window."""
+        r = self.spin[(cfg, rep)]
+        if len(r) != self.cpus:
+            return None
+        if self.cpus == 1:
+            it, ns = r[0] if 0 in r else next(iter(r.values()))
+            return it / ns * 1e9 * INS_PER_ITER
+        w = self.window.get((cfg, rep))
+        if w is None:       # logs without window lines
+            w = max(self.secs, 15) if cfg == 'ne-15s' else self.secs
+        return sum(it for it, _ in r.values()) / w * INS_PER_ITER
+
+    def base(self):
+        v = [self.total_rate('idle', r) for r in self.reps('idle')]
+        v = [x for x in v if x]
+        return sum(v) / len(v) if v else None
+
+    def run(self, cfg, rep):
+        """figures of one run, per CPU"""
+        base, rate = self.base(), self.total_rate(cfg, rep)
+        out = {}
+        if base is None or rate is None:
+            return out
+        out['lost'] = (base - rate) / self.cpus
+        if (cfg, rep) in self.sets:
+            nsets, ms = self.sets[(cfg, rep)]
+            out['nominal'] = nsets * 1000.0 / ms if ms else None
+            iv = self.ivl[(cfg, rep)]
+            if iv and sum(n for _, n in iv.values()):
+                # intervals per second on each CPU, averaged over CPUs
+                per = [s / n * 1e9 for s, n in iv.values() if n]
+                out['slices'] = nsets * sum(per) / len(per)
+                out['ins_slice'] = out['lost'] / out['slices']
+            co = self.cost[(cfg, rep)]
+            span = self.span.get((cfg, rep))
+            if self.cpus > 1 and co and span:
+                # round robin: a vCPU's timers wait for its turn, and the
+                # long-run rate is not the window's; count the slices run
+                # between the snapshots around it instead
+                rate = sum(s for s, _ in co.values()) / (span / 1e9) / self.cpus
+                out['ins_slice'] = out['lost'] / rate
+            if co:
+                out['sampler'] = sum(n for _, n in co.values()) / sum(s for s, _ in co.values())
+        return out
+
+
+def fmt(v, unit=''):
+    if v is None:
+        return '-'
+    a = abs(v)
+    if a >= 1e6:
+        return f'{v / 1e6:.2f}M{unit}'
+    if a >= 1e4:
+        return f'{v / 1e3:.0f}k{unit}'
+    if a >= 1e3:
+        return f'{v / 1e3:.1f}k{unit}'
+    return f'{v:.0f}{unit}'
+
+
+def stats(vals):
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return None, None
+    return sum(vals) / len(vals), max(vals) - min(vals)
+
+
+def num(v, spec):
+    return '-' if v is None else format(v, spec)
+
+
+def boot_means(b):
+    """{cfg: mean and spread of every figure over the runs}"""
+    means = {}
+    for cfg in b.configs():
+        runs = [b.run(cfg, r) for r in b.reps(cfg)]
+        m = {'n': len(runs)}
+        for key in ('lost', 'slices', 'nominal', 'ins_slice', 'sampler'):
+            m[key], m[key + '_spread'] = stats([r.get(key) for r in runs])
+        means[cfg] = m
+    return means
+
+
+def cost_tables(cost, out):
+    """work lost side by side for every vCPU count; the module's slices"""
+    sizes = sorted(cost)
+    cfgs = [c for c in ORDER if any(c in cost[n] for n in sizes)]
+    runs = min((m['n'] for n in sizes for m in cost[n].values()), default=0)
+    out.append('Work lost, guest instructions per CPU per guest second (mean of '
+               f'{runs} runs, spread = max-min; x mod = times the module default)')
+    out.append(f'  {"":32}' + ''.join(f' {f"{n} vCPU":>22}' for n in sizes))
+    out.append(f'  {"configuration":32}' + ' {:>7} {:>6} {:>7}'.format('lost', 'spread', 'x mod') * len(sizes))
+    for cfg in cfgs:
+        line = f'  {DESC.get(cfg, cfg):32}'
+        for n in sizes:
+            m = cost[n].get(cfg)
+            mod = cost[n].get('mod-default', {}).get('lost')
+            if not m:
+                line += f' {"":>7} {"":>6} {"":>7}'
+                continue
+            ratio = m['lost'] / mod if cfg != 'idle' and mod and mod > 0 and m['lost'] is not None else None
+            lost = 'base' if cfg == 'idle' else fmt(m['lost'])
+            line += f' {lost:>7} {fmt(m["lost_spread"]):>6} {num(ratio, ".1f"):>7}'
+        out.append(line)
+    out.append('')
+    out.append('The module: slices per CPU per guest second / nominal (sets / interval), instructions')
+    out.append('per slice (work lost / slices) and, at 1 vCPU, inside n3t_slice_work (debugfs cost;')
+    out.append('with several vCPUs a round-robin switch inside the sampler inflates it)')
+    out.append(f'  {"":32}' + ''.join(f' {f"{n} vCPU":>23}' for n in sizes) + f' {"sampler":>8}')
+    out.append(f'  {"configuration":32}' + ' {:>13} {:>9}'.format('slices/s', 'ins/slice') * len(sizes))
+    for cfg in cfgs:
+        if not cfg.startswith('mod-'):
+            continue
+        line = f'  {DESC.get(cfg, cfg):32}'
+        for n in sizes:
+            m = cost[n].get(cfg, {})
+            sl = '-' if m.get('slices') is None else f'{m["slices"]:.2f}/{m["nominal"]:g}'
+            line += f' {sl:>13} {fmt(m.get("ins_slice")):>9}'
+        out.append(line + f' {fmt(cost[sizes[0]].get(cfg, {}).get("sampler")):>8}')
+
+
+def read_table(b, out):
+    base = min(b.reads.get('base', [0]) or [0])
+    out.append(f'{b.cpus} vCPU, all groups: one read of every metric of every CPU '
+               f'(guest instructions, least of 3, less {fmt(base)} for starting a program)')
+    for what, label in (('text', 'text files (cat of every file)'),
+                        ('snapshot', 'snapshot (/dev/n3telemetry)'),
+                        ('export-prometheus', 'n3tel export --format prometheus'),
+                        ('export-json', 'n3tel export --format json')):
+        v = b.reads.get(what)
+        if v:
+            ins = min(v) - base
+            out.append(f'  {label:40} {fmt(ins):>8}  {fmt(ins / b.cpus):>7} per CPU')
+
+
+def prof_table(b, out):
+    """the function graph below the sampler, per slice, deepest run"""
+    depth = max(b.prof)
+    rows = sorted(b.prof[depth], key=lambda r: (r[0], -r[3]))
+    top = [r for r in rows if r[1] == 'n3t_slice_work']
+    if not top:
+        return
+    slices, total = top[0][2], top[0][3]
+    out.append(f'Where a slice switch goes (module default, {b.cpus} vCPU): function graph '
+               f'tracer below n3t_slice_work, {depth} levels, {slices} slices;')
+    out.append('  traced time inflates every call, so read the shares, not the sizes')
+    out.append(f'  {"function":36} {"calls/slice":>11} {"share":>6}')
+    for lvl, name, calls, us in rows:
+        if lvl < 2 or us < total * 0.005:
+            continue
+        out.append(f'  {"  " * (lvl - 2) + name:36} {calls / slices:>11.1f} {us / total:>6.0%}')
+
+
+def check_target(out, name, ok, detail):
+    word = 'unknown' if ok is None else ('met' if ok else 'NOT met')
+    out.append(f'  {word:8} {name}: {detail}')
+
+
+def report(boots, kernel):
+    out = [f'make bench, {kernel}, qemu-system-aarch64 -M virt,gic-version=3 -cpu max '
+           f'-icount shift=0,sleep=off', '']
+    cost = {}
+    for b in boots:
+        if not b.scale and b.spin:
+            cost[b.cpus] = boot_means(b)
+    if cost:
+        cost_tables(cost, out)
+        out.append('')
+    scale = {}
+    for b in sorted(boots, key=lambda b: b.cpus):
+        if b.scale:
+            scale[b.cpus] = boot_means(b).get('mod-default', {})
+    if scale:
+        out.append('Module default, instructions per slice switch by vCPUs (3 s runs):')
+        out.append(f'  {"vCPUs":>5} {"ins/slice":>9} {"spread":>7} {"sampler":>8} {"slices/s":>8}')
+        for n, m in sorted(scale.items()):
+            out.append(f'  {n:>5} {fmt(m.get("ins_slice")):>9} '
+                       f'{fmt(m.get("ins_slice_spread")):>7} {fmt(m.get("sampler")):>8} '
+                       f'{num(m.get("slices"), ".2f"):>8}')
+        out.append('')
+    for b in sorted(boots, key=lambda b: b.cpus):
+        if b.reads:
+            read_table(b, out)
+            out.append('')
+    for b in boots:
+        if b.prof:
+            prof_table(b, out)
+            out.append('')
+
+    out.append('Targets (1 vCPU unless said):')
+    one = cost.get(1, {})
+    mod = one.get('mod-default', {})
+    pg = one.get('perf-grouped', {}).get('lost')
+    ml = mod.get('lost')
+    r = pg / ml if pg and ml and ml > 0 else None
+    check_target(out, f'module default >= {TARGET_RATIO}x cheaper than perf stat grouped',
+                 None if r is None else r >= TARGET_RATIO, f'{num(r, ".1f")}x')
+    ne = one.get('ne-15s', {}).get('lost')
+    check_target(out, 'module default no dearer than node_exporter at 15 s scrape',
+                 None if ne is None or ml is None else ml <= ne,
+                 f'{fmt(ml)} vs {fmt(ne)} per CPU per s')
+    ins = mod.get('ins_slice')
+    check_target(out, f'<= {TARGET_SLICE} guest instructions per slice switch',
+                 None if ins is None else ins <= TARGET_SLICE,
+                 f'{fmt(ins)} (lost work per slice; {fmt(mod.get("sampler"))} inside the sampler)')
+    sl, nom = mod.get('slices'), mod.get('nominal')
+    d = sl / nom - 1 if sl and nom else None
+    check_target(out, f'slices/s within {TARGET_DRIFT:.0%} of nominal',
+                 None if d is None else abs(d) <= TARGET_DRIFT,
+                 f'{num(sl, ".2f")} of {num(nom, ".2f")} ({num(None if d is None else d * 100, "+.1f")}%)')
+    per = {n: m.get('ins_slice') for n, m in scale.items() if m.get('ins_slice')}
+    if len(per) >= 2 and min(per) in per:
+        ref = per[min(per)]
+        dev = max(abs(v / ref - 1) for v in per.values())
+        check_target(out, f'instructions per slice flat +-{TARGET_FLAT:.0%} from '
+                     f'{min(per)} to {max(per)} vCPUs', dev <= TARGET_FLAT,
+                     ', '.join(f'{n}: {fmt(v)}' for n, v in sorted(per.items())) +
+                     f' (max deviation {dev:.0%})')
+    else:
+        check_target(out, 'instructions per slice flat', None, 'no scaling runs')
+    return out
+
+
+def smoke(boots):
+    """complete and sane, not fast: every run present, numbers in range"""
+    bad = []
+    for b in boots:
+        if not b.complete:
+            bad.append(f'{b.path}: no "BENCH end"')
+        bad += [f'{b.path}: {e}' for e in b.errors]
+        # with every vCPU busy the guest runs 1e9 instructions a second
+        if b.base() is None or not 0.9e9 < b.base() <= 1.01e9:
+            bad.append(f'{b.path}: busy-loop rate {b.base()} out of range')
+        for cfg in ('idle', 'mod-default'):
+            if len(b.reps(cfg)) < 2:
+                bad.append(f'{b.path}: fewer than 2 runs of {cfg}')
+        m = [b.run('mod-default', r) for r in b.reps('mod-default')]
+        for r in m:
+            if not 0 < r.get('lost', -1) < 1e8:
+                bad.append(f'{b.path}: module lost work {r.get("lost")} out of range')
+            if not 1 < (r.get('slices') or 0) < 20:
+                bad.append(f'{b.path}: slices/s {r.get("slices")} out of range')
+            if not 1e3 < (r.get('sampler') or 0) < 1e7:
+                bad.append(f'{b.path}: sampler ns/slice {r.get("sampler")} out of range')
+    return bad
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--smoke', action='store_true')
+    ap.add_argument('--kernel', default='')
+    ap.add_argument('logs', nargs='*')
+    a = ap.parse_args()
+    boots = []
+    for p in a.logs:
+        b = Boot(p)
+        b.scale = 'scale-' in p.rsplit('/', 1)[-1]
+        boots.append(b)
+    kernel = a.kernel or f'kernel {getattr(boots[0], "kernel", "?")}' if boots else a.kernel
+    print('\n'.join(report(boots, kernel)))
+    if a.smoke:
+        bad = smoke(boots)
+        for x in bad:
+            print('smoke:', x)
+        print('smoke: table complete' if not bad else 'smoke: FAILED')
+        return 1 if bad else 0
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Write, for every telemetry description, one interval's test-PMU counts
+and the group files the module must then print, for the in-VM test cores.sh.
+
+usage: core_expect.py SPEC_DIR OUT_DIR
+
+OUT_DIR/<model>.vec: one line, NAME=count for every event the description's
+metrics use (pseudo-random, fixed seed per model, 10^6..3*10^9, CPU_CYCLES
+10^9).  OUT_DIR/<model>.expect: lines "group metric value" for every group
+of the description in its order, the value computed here from Arm's formula
+strings with exact rationals (the slot literal as written: the test PMU has
+no PMMIR_EL1), rounded half away from zero to the unit's decimals.  Group
+file names come from the generator's naming (tools/models/gen_models.py);
+nothing else is taken from the module's code."""
+import glob
+import json
+import os
+import random
+import re
+import sys
+from fractions import Fraction
+from math import floor
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '../../tools/models'))
+from gen_models import GROUP_FILES  # noqa: E402
+
+
+def decimals(unit):
+    if unit.startswith('percent'):
+        return 2
+    if unit in ('MPKI', 'per cycle', 'operations per cycle'):
+        return 3
+    return 4
+
+
+def fmt(v, dec):
+    q = abs(v) * 10 ** dec
+    r = floor(q) + (1 if q - floor(q) >= Fraction(1, 2) else 0)
+    s = '-' if v < 0 and r else ''
+    return f'{s}{r // 10 ** dec}.{r % 10 ** dec:0{dec}d}'
+
+
+def value(formula, counts):
+    expr = re.sub(r'\b([A-Z][A-Z0-9_]+)\b', lambda m: f'C["{m.group(1)}"]', formula)
+    expr = re.sub(r'(?<![\w"])(\d+)(?![\w"])', r'F(\1)', expr)
+    try:
+        return eval(expr, {'F': Fraction, 'C': counts})  # noqa: S307
+    except ZeroDivisionError:
+        return None
+
+
+def main():
+    spec_dir, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    for path in sorted(glob.glob(os.path.join(spec_dir, '*.json'))):
+        name = os.path.basename(path)[:-5]
+        spec = json.load(open(path))
+        events = sorted({e for m in spec['metrics'].values() for e in m['events']})
+        rng = random.Random(name)
+        counts = {e: Fraction(rng.randrange(10 ** 6, 3 * 10 ** 9)) for e in events}
+        counts['CPU_CYCLES'] = Fraction(10 ** 9)
+        with open(os.path.join(out, name + '.vec'), 'w') as f:
+            f.write(' '.join(f'{e}={int(counts[e])}' for e in events) + '\n')
+        groups = spec['groups']['metrics']
+        order = [g for g in GROUP_FILES if g in groups] + [g for g in groups if g not in GROUP_FILES]
+        with open(os.path.join(out, name + '.expect'), 'w') as f:
+            for g in order:
+                for m in groups[g]['metrics']:
+                    d = spec['metrics'][m]
+                    v = value(d['formula'], counts)
+                    text = 'nan' if v is None else fmt(v, decimals(d['units']))
+                    f.write(f'{GROUP_FILES.get(g, g.lower())} {m} {text}\n')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,109 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Detection by MIDR, without force=: on a core a table describes (QEMU's
+# -cpu neoverse-*), the module loads and every CPU uses the table the MIDR
+# ranges of module/models_midr.h pick (midr-map.txt, made on the host from
+# that file); on any other core (-cpu max) the load fails with one clear
+# line, and force=<table> still loads.  force=bogus fails with one line.
+# n3t.cpu=MODEL on the kernel command line names the QEMU CPU model (check.sh
+# passes it); a neoverse-* model must be one a table describes.
+. ./lib.sh
+MAP=./midr-map.txt
+if [ ! -r $MAP ]; then
+	echo "# SKIP no midr-map.txt in the initramfs (made by check.sh from module/models_midr.h)"
+	exit 4
+fi
+
+# midr CPU: "IMPLEMENTER PART VARIANT REVISION" (decimal) of an online CPU
+midr() {
+	_r=/sys/devices/system/cpu/cpu$1/regs/identification/midr_el1
+	if [ -r $_r ]; then
+		_m=$(($(cat $_r)))
+		echo $(((_m >> 24) & 0xff)) $(((_m >> 4) & 0xfff)) $(((_m >> 20) & 0xf)) $((_m & 0xf))
+	else	# no sysfs regs: what /proc/cpuinfo says about this CPU
+		awk -v c="$1" -F': *' '
+			$1 ~ /^processor/ { p = ($2 == c) }
+			p && $1 ~ /^CPU implementer/ { i = $2 }
+			p && $1 ~ /^CPU part/ { pt = $2 }
+			p && $1 ~ /^CPU variant/ { v = $2 }
+			p && $1 ~ /^CPU revision/ { r = $2 }
+			END { printf "%d %d %d %d\n", i, pt, v, r }' /proc/cpuinfo
+	fi
+}
+
+# table IMPLEMENTER PART VARIANT REVISION: the first range that holds it
+table() {
+	awk -v i="$1" -v p="$2" -v rv=$(($3 * 16 + $4)) '
+		$1 == i && $2 == p && rv >= $3 * 16 + $4 && rv <= $5 * 16 + $6 { print $7; exit }' $MAP
+}
+
+cpus() { sed -n 's/^processor[^0-9]*\([0-9]*\)$/\1/p' /proc/cpuinfo; }
+
+# the module's kernel log lines (not the kernel's taint notice); new N0: those
+# after the first N0, without timestamps, each once
+klog() { dmesg | grep 'n3telemetry: ' | grep -v 'taints kernel'; }
+count() { klog | wc -l; }
+new_lines() { klog | tail -n +$(($1 + 1)) | sed 's/^\[[^]]*\] //' | sort -u; }
+
+set -- $(midr 0)
+imp=$1 part=$2 var=$3 rev=$4
+exp=$(table "$@")
+desc=$(printf 'implementer 0x%02x part 0x%03x r%up%u' "$imp" "$part" "$var" "$rev")
+qcpu=$(sed -n 's/.*n3t\.cpu=\([^ ]*\).*/\1/p' /proc/cmdline)
+echo "# boot CPU: $desc -> ${exp:-no table}${qcpu:+ (QEMU -cpu $qcpu)}"
+case "$qcpu" in
+neoverse-*) check neoverse-model-has-table test -n "$exp" ;;
+esac
+same=yes
+for c in $(cpus); do
+	[ "$(midr "$c")" = "$imp $part $var $rev" ] || same="cpu$c: $(midr "$c")"
+done
+expect_eq same-midr-every-cpu yes "$same"
+
+if [ -n "$exp" ]; then
+	n0=$(count)
+	check load-detected n3t_load interval_ms=100
+	expect_eq cpu_model "$exp" "$(cat $N3T/cpu_model 2>/dev/null)"
+	bad=
+	for c in $(cpus); do
+		[ "$(cat $N3T/cpu$c/cpu_model 2>/dev/null)" = "$exp" ] || bad="$bad cpu$c"
+		grep -qx 'state collecting' $N3T/cpu$c/status 2>/dev/null || bad="$bad cpu$c-state"
+	done
+	expect_eq every-cpu-model-collecting "" "$bad"
+	check models-dir test -d "$N3T/models/$exp"
+	expect_eq models-cpus "$(cat /sys/devices/system/cpu/online)" \
+		"$(cat $N3T/models/$exp/cpus 2>/dev/null)"
+	check no-table-not-logged test -z "$(new_lines "$n0" | grep 'no table')"
+	_t=0
+	while [ "$(value $N3T/cpu0/status seq)" = 0 ] && [ $_t -lt 50 ]; do
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+	check intervals-end test "$(value $N3T/cpu0/status seq)" -ge 1
+	check unload n3t_unload
+	check sysfs-gone test ! -e $N3T
+else
+	n0=$(count)
+	check unknown-refused fails n3t_load
+	check unknown-not-loaded test ! -d $N3T
+	# one line per init attempt (busybox insmod tries finit_module, then
+	# init_module), the same each time, naming this core
+	new=$(($(count) - n0))
+	check unknown-logged test "$new" -ge 1 -a "$new" -le 2
+	expect_eq unknown-one-line \
+		"n3telemetry: CPU is $desc, a core no table describes; load with force=<table> to use one anyway" \
+		"$(new_lines "$n0")"
+	check forced-load n3t_load force=neoverse-v2
+	expect_eq forced-cpu_model "neoverse-v2 (forced)" "$(cat $N3T/cpu_model 2>/dev/null)"
+	expect_eq forced-cpu0 neoverse-v2 "$(cat $N3T/cpu0/cpu_model 2>/dev/null)"
+	check forced-unload n3t_unload
+fi
+
+n0=$(count)
+check bogus-refused fails n3t_load force=bogus
+check bogus-not-loaded test ! -d $N3T
+new=$(($(count) - n0))
+check bogus-logged test "$new" -ge 1 -a "$new" -le 2
+expect_eq bogus-one-line "n3telemetry: force=bogus: no such table (see the user guide for the list)" \
+	"$(new_lines "$n0")"
+ktap_finish

@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Generate module/models.c from Arm's Neoverse telemetry descriptions.
+
+usage: gen_models.py OUT.c OUT_MIDR.h DESC.json [DESC.json ...]
+(also writes models.h, the declarations, next to OUT.c)
+
+Each JSON file describes one core (or one revision range of a core): its
+events, metrics (formula strings), metric groups, slot count and MIDR part
+number and revision.  This script takes facts only: event names and codes,
+metric names, units and groups, and compiles each formula into a single
+quotient of two integer polynomials over the event counts and the slot count
+S (the literal slot count multiplying CPU_CYCLES becomes S).  The engine
+evaluates those exactly in integers (engine.c).  Every compiled formula is
+checked here against the formula string itself, with exact rationals, before
+anything is written.  Python 3 standard library only."""
+import json
+import os
+import random
+import re
+import sys
+from fractions import Fraction
+from math import gcd
+
+SLOTS = 'S'
+
+# Group file names: the N3 ABI's names for the groups Arm defines; a group
+# not listed here gets its spec name in lower case.
+GROUP_FILES = {
+    'Topdown_L1': 'topdown_l1', 'Topdown_Frontend': 'topdown_frontend',
+    'Topdown_Backend': 'topdown_backend', 'Cycle_Accounting': 'cycle_accounting',
+    'General': 'general', 'MPKI': 'mpki', 'Miss_Ratio': 'miss_ratio',
+    'Branch_Effectiveness': 'branch', 'ITLB_Effectiveness': 'itlb',
+    'DTLB_Effectiveness': 'dtlb', 'L1I_Cache_Effectiveness': 'l1i_cache',
+    'L1D_Cache_Effectiveness': 'l1d_cache', 'L2_Cache_Effectiveness': 'l2_cache',
+    'LL_Cache_Effectiveness': 'll_cache', 'Operation_Mix': 'operation_mix',
+    'SVE_Effectiveness': 'sve', 'FP_Arithmetic_Intensity': 'fp_arithmetic',
+    'FP_Precision_Mix': 'fp_precision',
+}
+# Order groups are listed in (then any other group, in file order).
+GROUP_ORDER = list(GROUP_FILES)
+# Default selection: topdown first, then the basic effectiveness groups.
+DEFAULT_GROUPS = ['topdown_l1', 'topdown_frontend', 'topdown_backend', 'general',
+                  'l1i_cache', 'l1d_cache', 'l2_cache', 'll_cache']
+# Without topdown level 1 (Neoverse N1), cycle accounting stands in for it.
+DEFAULT_NO_TOPDOWN = ['cycle_accounting']
+UNITS = ['percent of slots', 'percent of cycles', 'percent of operations', 'MPKI',
+         'per cycle', 'operations per cycle', 'per branch', 'per TLB access',
+         'per cache access']
+UNIT_ENUM = ['PCT_SLOTS', 'PCT_CYCLES', 'PCT_OPS', 'MPKI', 'PER_CYCLE', 'OPS_PER_CYCLE',
+             'PER_BRANCH', 'PER_TLB_ACCESS', 'PER_CACHE_ACCESS']
+MAX_DEGREE = 3		# factors per monomial (engine.h N3T_MONO_FACTORS)
+MAX_COEF = (1 << 31) - 1
+
+
+# --- polynomials: {tuple(sorted factor names): int coefficient} -------------
+
+def padd(a, b, k=1):
+    r = dict(a)
+    for m, c in b.items():
+        r[m] = r.get(m, 0) + k * c
+        if not r[m]:
+            del r[m]
+    return r
+
+
+def pmul(a, b):
+    r = {}
+    for ma, ca in a.items():
+        for mb, cb in b.items():
+            m = tuple(sorted(ma + mb))
+            r[m] = r.get(m, 0) + ca * cb
+            if not r[m]:
+                del r[m]
+    return r
+
+
+def pconst(c):
+    return {(): c} if c else {}
+
+
+def pcontent(p):
+    g = 0
+    for c in p.values():
+        g = gcd(g, c)
+    return g or 1
+
+
+def pkey(p):
+    return tuple(sorted(p.items()))
+
+
+# --- rational functions: c * num / prod(atoms) --------------------------------
+# c: Fraction; num: integer polynomial; den: {atom key: (poly, power)} where an
+# atom is a polynomial with content 1 and a positive leading coefficient.
+
+class R:
+    def __init__(self, num, den=None, c=Fraction(1)):
+        self.num, self.den, self.c = num, den or {}, Fraction(c)
+
+    @staticmethod
+    def const(v):
+        return R(pconst(1), {}, Fraction(v))
+
+    @staticmethod
+    def var(name):
+        return R({(name,): 1})
+
+    def den_poly(self):
+        p = pconst(1)
+        for atom, k in self.den.values():
+            for _ in range(k):
+                p = pmul(p, atom)
+        return p
+
+    def scaled_num(self, den):
+        """num * den / self.den as a polynomial (den a multiple of self.den)."""
+        p = self.num
+        for key, (atom, k) in den.items():
+            for _ in range(k - self.den.get(key, (None, 0))[1]):
+                p = pmul(p, atom)
+        return p
+
+    def __add__(self, o):
+        den = dict(self.den)
+        for key, (atom, k) in o.den.items():
+            if den.get(key, (None, 0))[1] < k:
+                den[key] = (atom, k)
+        a, b = self.scaled_num(den), o.scaled_num(den)
+        # c1 * a + c2 * b with rational c: bring both to one denominator.
+        l = self.c.denominator * o.c.denominator // gcd(self.c.denominator, o.c.denominator)
+        num = padd({m: c * int(self.c * l) for m, c in a.items()},
+                   {m: c * int(o.c * l) for m, c in b.items()})
+        return R(num, den, Fraction(1, l)).norm()
+
+    def __neg__(self):
+        return R(self.num, self.den, -self.c)
+
+    def __sub__(self, o):
+        return self + (-o)
+
+    def __mul__(self, o):
+        den = dict(self.den)
+        for key, (atom, k) in o.den.items():
+            den[key] = (atom, den.get(key, (None, 0))[1] + k)
+        return R(pmul(self.num, o.num), den, self.c * o.c).norm()
+
+    def inverse(self):
+        if not self.num:
+            raise ZeroDivisionError
+        # Split the numerator into atoms: a single monomial becomes its
+        # variables; a sum becomes one atom.
+        c = self.c
+        num = self.num
+        g = pcontent(num)
+        if min(num)[0:0] == () and next(iter(sorted(num.items())))[1] < 0:
+            g = -g
+        num = {m: v // g for m, v in num.items()}
+        c *= g
+        den = {}
+        if len(num) == 1:
+            (m, v), = num.items()
+            assert v == 1
+            for f in m:
+                den[(((f,), 1),)] = ({(f,): 1}, den.get((((f,), 1),), (None, 0))[1] + 1)
+        else:
+            lead = sorted(num.items())[0][1]
+            if lead < 0:
+                num = {m: -v for m, v in num.items()}
+                c = -c
+            den[pkey(num)] = (num, 1)
+        r = R(pconst(1), den, 1 / c)
+        for atom, k in self.den.values():
+            for _ in range(k):
+                r.num = pmul(r.num, atom)
+        return r.norm()
+
+    def __truediv__(self, o):
+        return self * o.inverse()
+
+    def norm(self):
+        # Cancel single-variable atoms that divide every monomial.
+        for key in list(self.den):
+            atom, k = self.den[key]
+            if len(atom) != 1 or len(next(iter(atom))) != 1:
+                continue
+            f = next(iter(atom))[0]
+            while k and self.num and all(f in m for m in self.num):
+                nn = {}
+                for m, v in self.num.items():
+                    lm = list(m)
+                    lm.remove(f)
+                    nn[tuple(lm)] = v
+                self.num = nn
+                k -= 1
+            if k:
+                self.den[key] = (atom, k)
+            else:
+                del self.den[key]
+        g = pcontent(self.num)
+        if self.num:
+            self.num = {m: v // g for m, v in self.num.items()}
+            self.c *= g
+        return self
+
+    def quotient(self):
+        """(N, D): integer polynomials with value == N / D, D's constant > 0."""
+        n = {m: v * self.c.numerator for m, v in self.num.items()}
+        d = {m: v * self.c.denominator for m, v in self.den_poly().items()}
+        g = gcd(pcontent(n), pcontent(d))
+        return ({m: v // g for m, v in n.items()}, {m: v // g for m, v in d.items()})
+
+
+# --- formula parser -----------------------------------------------------------
+
+TOKEN = re.compile(r'\s*(?:(\d+)|([A-Z][A-Z0-9_]*)|(.))')
+
+
+def tokenize(s):
+    out = []
+    for num, name, op in TOKEN.findall(s):
+        if num:
+            out.append(('n', int(num)))
+        elif name:
+            out.append(('e', name))
+        elif op.strip():
+            if op not in '+-*/()':
+                raise ValueError(f'unexpected {op!r} in {s!r}')
+            out.append(('o', op))
+    return out
+
+
+def mark_slots(tokens, slots, formula):
+    """The slot-count literal that multiplies CPU_CYCLES becomes S."""
+    out = list(tokens)
+    for i, t in enumerate(tokens):
+        if t != ('n', slots):
+            continue
+        prev2 = tokens[i - 2:i] if i >= 2 else []
+        next2 = tokens[i + 1:i + 3]
+        if prev2 == [('e', 'CPU_CYCLES'), ('o', '*')] or \
+           next2 == [('o', '*'), ('e', 'CPU_CYCLES')]:
+            out[i] = ('s', SLOTS)
+    return out
+
+
+class Parser:
+    def __init__(self, tokens):
+        self.t, self.i = tokens, 0
+
+    def peek(self):
+        return self.t[self.i] if self.i < len(self.t) else None
+
+    def take(self):
+        t = self.peek()
+        self.i += 1
+        return t
+
+    def expr(self):
+        v = self.term()
+        while self.peek() in (('o', '+'), ('o', '-')):
+            op = self.take()[1]
+            w = self.term()
+            v = v + w if op == '+' else v - w
+        return v
+
+    def term(self):
+        v = self.atom()
+        while self.peek() in (('o', '*'), ('o', '/')):
+            op = self.take()[1]
+            w = self.atom()
+            v = v * w if op == '*' else v / w
+        return v
+
+    def atom(self):
+        t = self.take()
+        if t == ('o', '('):
+            v = self.expr()
+            if self.take() != ('o', ')'):
+                raise ValueError('unbalanced parentheses')
+            return v
+        if t and t[0] == 'n':
+            return R.const(t[1])
+        if t and t[0] in 'es':
+            return R.var(t[1])
+        raise ValueError(f'unexpected token {t}')
+
+
+def compile_formula(formula, slots):
+    p = Parser(mark_slots(tokenize(formula), slots, formula))
+    r = p.expr()
+    if p.peek() is not None:
+        raise ValueError(f'trailing tokens in {formula!r}')
+    return r.quotient()
+
+
+def peval(p, counts):
+    total = 0
+    for m, c in p.items():
+        v = c
+        for f in m:
+            v *= counts[f]
+        total += v
+    return total
+
+
+def direct(formula, counts):
+    expr = re.sub(r'\b([A-Z][A-Z0-9_]*)\b', lambda m: f'Fraction(counts["{m.group(1)}"])', formula)
+    expr = re.sub(r'(?<![\w"])(\d+)(?![\w"])', r'Fraction(\1)', expr)
+    return eval(expr, {'Fraction': Fraction, 'counts': counts})  # noqa: S307
+
+
+def self_check(name, formula, events, slots, num, den):
+    rng = random.Random(name)
+    for _ in range(200):
+        counts = {e: rng.randrange(1, 1 << rng.choice([4, 20, 44])) for e in events}
+        counts[SLOTS] = slots
+        try:
+            want = direct(formula, counts)
+        except ZeroDivisionError:
+            continue
+        d = peval(den, counts)
+        if d == 0 or Fraction(peval(num, counts), d) != want:
+            raise SystemExit(f'{name}: compiled formula disagrees with {formula!r}')
+
+
+# --- per-core model -------------------------------------------------------------
+
+def cident(s):
+    return re.sub(r'[^a-z0-9]', '_', s.lower())
+
+
+def load(path):
+    spec = json.load(open(path))
+    pc = spec['product_configuration']
+    slots = int(pc['num_slots'])
+    base = os.path.basename(path)[:-5]
+    model = dict(file=base, ident=cident(base), title=pc['product_name'],
+                 implementer=int(pc['implementer'], 16), part=int(pc['part_num'], 16),
+                 variant=int(pc['major_revision']), revision=int(pc['minor_revision']),
+                 slots=slots)
+    used = set()
+    for m in spec['metrics'].values():
+        used |= set(m['events'])
+    events = sorted(used, key=lambda e: int(spec['events'][e]['code'], 16))
+    model['events'] = [(e, int(spec['events'][e]['code'], 16)) for e in events]
+    if 'CPU_CYCLES' not in used:
+        raise SystemExit(f'{base}: no metric uses CPU_CYCLES')
+    index = {e: i for i, e in enumerate(events)}
+    metrics = []
+    for name in sorted(spec['metrics']):
+        m = spec['metrics'][name]
+        if m['units'] not in UNITS:
+            raise SystemExit(f'{base}: {name}: unknown unit {m["units"]!r}')
+        try:
+            num, den = compile_formula(m['formula'], slots)
+            self_check(f'{base}/{name}', m['formula'], events, slots, num, den)
+        except (ValueError, KeyError, TypeError, ZeroDivisionError, SyntaxError) as e:
+            raise SystemExit(f'{base}: {name}: bad formula {m["formula"]!r}: '
+                             f'{type(e).__name__}: {e}')
+        for p in (num, den):
+            for mono, c in p.items():
+                if len(mono) > MAX_DEGREE or abs(c) > MAX_COEF:
+                    raise SystemExit(f'{base}: {name}: term too large for the engine')
+                for f in mono:
+                    if f != SLOTS and f not in index:
+                        raise SystemExit(f'{base}: {name}: {f} not among its events')
+        formula_events = set(re.findall(r'\b[A-Z][A-Z0-9_]*\b', m['formula']))
+        if formula_events != set(m['events']):
+            raise SystemExit(f'{base}: {name}: event list differs from its formula')
+        metrics.append(dict(name=name, unit=UNITS.index(m['units']), num=num, den=den,
+                            formula=m['formula']))
+    model['metrics'] = metrics
+    mindex = {m['name']: i for i, m in enumerate(metrics)}
+    spec_groups = spec['groups']['metrics']
+    order = [g for g in GROUP_ORDER if g in spec_groups] + \
+            [g for g in spec_groups if g not in GROUP_ORDER]
+    model['groups'] = [(GROUP_FILES.get(g, g.lower()), g,
+                        [mindex[x] for x in spec_groups[g]['metrics']]) for g in order]
+    files = [g[0] for g in model['groups']]
+    defaults = DEFAULT_GROUPS if 'topdown_l1' in files else DEFAULT_NO_TOPDOWN + DEFAULT_GROUPS
+    model['default'] = [i for i, f in enumerate(files) if f in defaults]
+    return model
+
+
+def load_or_exit(path):
+    """load(), with a one-line message instead of a traceback on bad input."""
+    try:
+        return load(path)
+    except json.JSONDecodeError as e:
+        raise SystemExit(f'{path}: not valid JSON: {e}')
+    except KeyError as e:
+        raise SystemExit(f'{path}: missing or unknown name {e}')
+    except (OSError, ValueError, TypeError, AttributeError) as e:
+        raise SystemExit(f'{path}: {type(e).__name__}: {e}')
+
+
+def factor_code(f, index):
+    return 'N3T_F_SLOTS' if f == SLOTS else str(index[f])
+
+
+def emit_poly(out, p, index):
+    monos = sorted(p.items(), key=lambda mc: (len(mc[0]), mc[0]))
+    items = []
+    for mono, c in monos:
+        fs = ', '.join(factor_code(f, index) for f in mono)
+        items.append(f'{{ {c}, {len(mono)}, {{ {fs} }} }}' if fs else f'{{ {c}, 0 }}')
+    return items
+
+
+def emit(models, out):
+    w = out.write
+    w('// SPDX-License-Identifier: GPL-2.0\n')
+    w('/*\n * Generated by tools/models/gen_models.py from Arm\'s Neoverse telemetry\n')
+    w(' * descriptions; do not edit.  Each metric is num / den, two integer\n')
+    w(' * polynomials over the event counts and the slot count (N3T_F_SLOTS).\n */\n')
+    w('#include "models.h"\n')
+    for mdl in models:
+        idx = {e: i for i, (e, _) in enumerate(mdl['events'])}
+        p = 'n3t_' + mdl['ident']
+        w(f'\n/* {mdl["title"]} r{mdl["variant"]}p{mdl["revision"]}: {mdl["file"]}.json */\n')
+        w(f'static const struct n3t_event_desc {p}_events[] = {{\n')
+        for e, code in mdl['events']:
+            w(f'\t{{ "{e}", 0x{code:04x} }},\n')
+        w('};\n\n')
+        w(f'static const struct n3t_mono {p}_mono[] = {{\n')
+        pos = 0
+        for m in mdl['metrics']:
+            n = emit_poly(out, m['num'], idx)
+            d = emit_poly(out, m['den'], idx)
+            m['at'] = (pos, len(n), pos + len(n), len(d))
+            pos += len(n) + len(d)
+            w(f'\t/* {m["name"]} */\n')
+            for item in n + d:
+                w(f'\t{item},\n')
+        w('};\n\n')
+        w(f'static const struct n3t_metric_desc {p}_metrics[] = {{\n')
+        for m in mdl['metrics']:
+            a = m['at']
+            w(f'\t{{ "{m["name"]}", N3T_U_{UNIT_ENUM[m["unit"]]}, {a[0]}, {a[1]}, '
+              f'{a[2]}, {a[3]} }},\n')
+        w('};\n\n')
+        w(f'static const struct n3t_group_desc {p}_groups[] = {{\n')
+        for f, g, ms in mdl['groups']:
+            w(f'\t{{ "{f}", "{g}", {len(ms)}, {{ {", ".join(map(str, ms))} }} }},\n')
+        w('};\n\n')
+        mask = sum(1 << i for i in mdl['default'])
+        w(f'const struct n3t_model {p} = {{\n')
+        w(f'\t.name = "{mdl["file"]}",\n')
+        w(f'\t.title = "{mdl["title"]}",\n')
+        w(f'\t.implementer = 0x{mdl["implementer"]:02x},\n')
+        w(f'\t.part = 0x{mdl["part"]:03x},\n')
+        w(f'\t.variant = {mdl["variant"]},\n')
+        w(f'\t.revision = {mdl["revision"]},\n')
+        w(f'\t.slots = {mdl["slots"]},\n')
+        w(f'\t.cycles = {idx["CPU_CYCLES"]},\n')
+        w(f'\t.nr_events = ARRAY_SIZE({p}_events),\n')
+        w(f'\t.nr_metrics = ARRAY_SIZE({p}_metrics),\n')
+        w(f'\t.nr_groups = ARRAY_SIZE({p}_groups),\n')
+        w(f'\t.default_groups = 0x{mask:x},\n')
+        w(f'\t.events = {p}_events,\n')
+        w(f'\t.metrics = {p}_metrics,\n')
+        w(f'\t.groups = {p}_groups,\n')
+        w(f'\t.mono = {p}_mono,\n')
+        w('};\n')
+    w('\nconst struct n3t_model *const n3t_models[] = {\n')
+    for mdl in models:
+        w(f'\t&n3t_{mdl["ident"]},\n')
+    w('};\n\nconst unsigned int n3t_nr_models = ARRAY_SIZE(n3t_models);\n')
+
+
+def emit_header(models, out):
+    w = out.write
+    w('/* SPDX-License-Identifier: GPL-2.0 */\n')
+    w('/* Generated by tools/models/gen_models.py; do not edit.  The tables. */\n')
+    w('#ifndef N3T_MODELS_H\n#define N3T_MODELS_H\n\n#include "engine.h"\n\n')
+    for m in models:
+        w(f'extern const struct n3t_model n3t_{m["ident"]};\n')
+    w('\n#endif /* N3T_MODELS_H */\n')
+
+
+def emit_midr(models, out):
+    """The MIDR ranges each table applies to, with the kernel's MIDR names.
+
+    Tables of one part are sorted by revision: each applies from its own
+    revision (the first from r0p0) up to the next one's."""
+    w = out.write
+    w('/* SPDX-License-Identifier: GPL-2.0 */\n')
+    w('/*\n * Generated by tools/models/gen_models.py; do not edit.  Which table\n')
+    w(' * applies to which MIDR range: the entries of an array of\n')
+    w(' * struct n3t_midr_match (main.c).\n */\n')
+    for i, m in enumerate(models):
+        name = 'MIDR_' + re.sub(r'[^A-Z0-9]', '_', m['title'].upper())
+        same = [x for x in models if x['part'] == m['part']]
+        if len(same) == 1:
+            rng = f'MIDR_ALL_VERSIONS({name})'
+        else:
+            k = same.index(m)
+            lo = (0, 0) if k == 0 else (m['variant'], m['revision'])
+            if k + 1 < len(same):
+                nv, nr = same[k + 1]['variant'], same[k + 1]['revision']
+                hi = (nv, nr - 1) if nr else (nv - 1, 0xf)
+            else:
+                hi = (0xf, 0xf)
+            rng = f'MIDR_RANGE({name}, {lo[0]}, {lo[1]}, {hi[0]}, {hi[1]})'
+        w(f'{{ .range = {rng}, .model = &n3t_{m["ident"]} }},\n')
+
+
+def main():
+    if len(sys.argv) < 4:
+        raise SystemExit(__doc__)
+    models = [load_or_exit(p) for p in sys.argv[3:]]
+    # Same part: sorted by revision (engine.c picks the newest not above the CPU's).
+    models.sort(key=lambda m: (m['part'], m['variant'], m['revision']))
+    limits = dict(events=max(len(m['events']) for m in models),
+                  metrics=max(len(m['metrics']) for m in models),
+                  groups=max(len(m['groups']) for m in models),
+                  group_metrics=max(len(g[2]) for m in models for g in m['groups']),
+                  mono=max(max(len(x['num']), len(x['den'])) for m in models
+                           for x in m['metrics']))
+    if limits['events'] > 96 or limits['metrics'] > 96 or limits['groups'] > 32 or \
+       limits['group_metrics'] > 12 or limits['mono'] > 16:
+        raise SystemExit(f'tables exceed the engine limits (engine.h): {limits}')
+    tmp = sys.argv[1] + '.tmp'
+    with open(tmp, 'w') as out:
+        emit(models, out)
+    os.replace(tmp, sys.argv[1])
+    tmp = sys.argv[2] + '.tmp'
+    with open(tmp, 'w') as out:
+        emit_midr(models, out)
+    os.replace(tmp, sys.argv[2])
+    header = os.path.join(os.path.dirname(sys.argv[1]), 'models.h')
+    with open(header + '.tmp', 'w') as out:
+        emit_header(models, out)
+    os.replace(header + '.tmp', header)
+    print(' '.join(f'{k}={v}' for k, v in limits.items()), file=sys.stderr)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Generate the Prometheus recording rules from Arm's telemetry descriptions.
+
+usage: gen_rules.py [-o OUT.yml] DESC.json [DESC.json ...]
+(writes to standard output without -o)
+
+Every metric of every description becomes one recording rule per instance
+and one per fleet, selected by the model label (the description's file name,
+as n3tel exports it in n3telemetry_cpu_info), so each core is computed with
+its own formula.  Models whose formulas translate to the same PromQL share a
+rule (model=~"a|b").  Inputs are the exporter's cumulative counters: each
+CPU's event rate is taken per counted second (this undoes multiplexing),
+joined with the CPU's model and summed per instance and model; the fleet
+sums those per model.  Arm's slot literal multiplying CPU_CYCLES becomes the
+host's n3telemetry_slots for that model, applied per instance before any
+fleet sum (slots x cycles is recorded as its own rate), so a host whose PMU
+reports another slot count is still right.
+
+Record names: percent units become 0..1 ratios named ...:ratio, so do the
+"per access" metrics whose name ends in _ratio; others keep their name
+(instance:n3telemetry_ipc, :n3telemetry_branch_mpki).
+
+The translation is checked here before anything is written: each rule's
+expression tree is evaluated with exact rationals against Python's own
+evaluation of Arm's formula string.  Python 3 standard library only."""
+import argparse
+import json
+import os
+import random
+import re
+import sys
+from fractions import Fraction
+
+# --- the series layout: everything that names a series or a label ------------
+# (a change of the exporter's layout should only touch this block)
+WINDOW = '5m'
+COUNT = 'n3telemetry_event_count_total'
+COUNTED = 'n3telemetry_event_counted_seconds_total'
+CPU_INFO = 'n3telemetry_cpu_info'
+SLOTS = 'n3telemetry_slots'
+INST_RATE = f'instance_model_event:n3telemetry_events_per_counted_second:rate{WINDOW}'
+FLEET_RATE = f'model_event:n3telemetry_events_per_counted_second:rate{WINDOW}'
+INST_SLOTS = 'instance_model:n3telemetry_slots:max'
+INST_SLOT_RATE = f'instance_model:n3telemetry_slots_per_counted_second:rate{WINDOW}'
+FLEET_SLOT_RATE = f'model:n3telemetry_slots_per_counted_second:rate{WINDOW}'
+CYCLES = 'CPU_CYCLES'
+
+
+class Level:
+    """One aggregation level: the rate series its formulas read."""
+    def __init__(self, name, prefix, rate, slot_rate):
+        self.name, self.prefix, self.rate, self.slot_rate = name, prefix, rate, slot_rate
+
+    @staticmethod
+    def sel(models):
+        if len(models) == 1:
+            return f'model="{models[0]}"'
+        return 'model=~"' + '|'.join(models) + '"'
+
+    def event(self, e, models):
+        return f'{self.rate}{{{self.sel(models)}, event="{e}"}}'
+
+    def slots(self, models):
+        return f'{self.slot_rate}{{{self.sel(models)}}}'
+
+
+LEVELS = [Level('instance', 'instance:', INST_RATE, INST_SLOT_RATE),
+          Level('fleet', ':', FLEET_RATE, FLEET_SLOT_RATE)]
+
+
+def rates_group():
+    """Per (instance, model, event) and per (model, event) rates; slots."""
+    w = WINDOW
+    return [
+        (INST_RATE,
+         f'sum by (instance, model, event) (\n'
+         f'  rate({COUNT}[{w}])\n'
+         f'  / (rate({COUNTED}[{w}]) > 0)\n'
+         f'  * on (instance, cpu) group_left (model) {CPU_INFO}\n'
+         f')'),
+        # n3tel labels the slots with the model when a host has several
+        # models; a host with one model (or an older n3tel) exports it bare
+        (INST_SLOTS,
+         f'max by (instance, model) ({SLOTS}{{model!=""}})\n'
+         f'or on (instance, model)\n'
+         f'max by (instance, model) (\n'
+         f'  {CPU_INFO} * on (instance) group_left () max by (instance) ({SLOTS}{{model=""}})\n'
+         f')'),
+        (INST_SLOT_RATE,
+         f'{INST_SLOTS} * on (instance, model) sum by (instance, model) '
+         f'({INST_RATE}{{event="{CYCLES}"}})'),
+        (FLEET_RATE, f'sum by (model, event) ({INST_RATE})'),
+        (FLEET_SLOT_RATE, f'sum by (model) ({INST_SLOT_RATE})'),
+    ]
+
+
+# --- formulas -------------------------------------------------------------------
+TOKEN = re.compile(r'\s*(?:(\d+)|([A-Z][A-Z0-9_]*)|(\S))')
+
+
+def tokenize(s):
+    out = []
+    for num, name, op in TOKEN.findall(s):
+        if num:
+            out.append(('n', int(num)))
+        elif name:
+            out.append(('e', name))
+        elif op:
+            if op not in '+-*/()':
+                raise ValueError(f'unexpected {op!r}')
+            out.append(('o', op))
+    return out
+
+
+def fuse_slots(tokens, slots):
+    """'S * CPU_CYCLES' / 'CPU_CYCLES * S' (S the slot count) becomes one
+    ('s',) token, the slots-times-cycles rate.  Only where the product is a
+    unit of its own: not after '/', where a / CPU_CYCLES * 5 is (a / CPU_CYCLES) * 5.
+    A slot literal anywhere else is refused."""
+    out, i = [], 0
+    while i < len(tokens):
+        three = tokens[i:i + 3]
+        if len(three) == 3 and three[1] == ('o', '*') and \
+           {three[0], three[2]} == {('n', slots), ('e', CYCLES)} and \
+           (not out or out[-1] != ('o', '/')):
+            out.append(('s',))
+            i += 3
+            continue
+        if tokens[i] == ('n', slots):
+            raise ValueError(f'slot count {slots} not multiplying {CYCLES}')
+        out.append(tokens[i])
+        i += 1
+    return out
+
+
+# expression trees: ('n', int) | ('e', name) | ('s',) | (op, left, right)
+class Parser:
+    def __init__(self, tokens):
+        self.t, self.i = tokens, 0
+
+    def peek(self):
+        return self.t[self.i] if self.i < len(self.t) else None
+
+    def take(self):
+        t = self.peek()
+        self.i += 1
+        return t
+
+    def parse(self):
+        v = self.expr()
+        if self.peek() is not None:
+            raise ValueError('trailing tokens')
+        return v
+
+    def expr(self):
+        v = self.term()
+        while self.peek() in (('o', '+'), ('o', '-')):
+            v = (self.take()[1], v, self.term())
+        return v
+
+    def term(self):
+        v = self.atom()
+        while self.peek() in (('o', '*'), ('o', '/')):
+            v = (self.take()[1], v, self.atom())
+        return v
+
+    def atom(self):
+        t = self.take()
+        if t == ('o', '('):
+            v = self.expr()
+            if self.take() != ('o', ')'):
+                raise ValueError('unbalanced parentheses')
+            return v
+        if t and t[0] in 'nes':
+            return t
+        raise ValueError(f'unexpected token {t}')
+
+
+def unscale(t, k):
+    """t / k: the literal k taken out where it is a factor (x * 100, 100 * x,
+    sums of such, numerators), else t / k."""
+    def take(t):
+        if t[0] in '+-':
+            a, b = take(t[1]), take(t[2])
+            return a and b and (t[0], a, b)
+        if t[0] == '*':
+            if t[2] == ('n', k):
+                return t[1]
+            if t[1] == ('n', k):
+                return t[2]
+            a = take(t[1])
+            if a:
+                return ('*', a, t[2])
+            b = take(t[2])
+            return b and ('*', t[1], b)
+        if t[0] == '/':
+            a = take(t[1])
+            return a and ('/', a, t[2])
+        return None
+
+    return take(t) or ('/', t, ('n', k))
+
+
+def events(t):
+    if t[0] == 'e':
+        return {t[1]}
+    if t[0] in '+-*/':
+        return events(t[1]) | events(t[2])
+    return {CYCLES} if t[0] == 's' else set()
+
+
+def evaluate(t, env):
+    if t[0] == 'n':
+        return Fraction(t[1])
+    if t[0] in 'es':
+        return env[t[1] if t[0] == 'e' else '']
+    a, b = evaluate(t[1], env), evaluate(t[2], env)
+    return {'+': a + b, '-': a - b, '*': a * b, '/': a / b}[t[0]]
+
+
+PREC = {'+': 1, '-': 1, '*': 2, '/': 2}
+
+
+def promql(t, level, models):
+    """PromQL text; every binary operation between two vectors ignores the
+    event label (the operands are one event's rate each)."""
+    def vec(t):
+        return t[0] in 'es' or (t[0] in PREC and (vec(t[1]) or vec(t[2])))
+
+    def go(t, parent, right):
+        if t[0] == 'n':
+            return str(t[1])
+        if t[0] == 'e':
+            return level.event(t[1], models)
+        if t[0] == 's':
+            return level.slots(models)
+        op, a, b = t
+        mod = ' ignoring (event)' if vec(a) and vec(b) else ''
+        s = f'{go(a, op, False)} {op}{mod} {go(b, op, True)}'
+        if parent and (PREC[parent] > PREC[op] or right and PREC[parent] == PREC[op]
+                       and not (parent == op and op in '+*')):
+            s = f'({s})'
+        return s
+
+    return go(t, None, False)
+
+
+def split_top(s, ops):
+    """Split s before each of ops (' + ', ...) outside brackets and quotes."""
+    out, depth, start, i, quote = [], 0, 0, 0, False
+    while i < len(s):
+        c = s[i]
+        if c == '"':
+            quote = not quote
+        elif not quote:
+            depth += 1 if c in '({[' else -1 if c in ')}]' else 0
+            if depth == 0 and i > start and s.startswith(ops, i):
+                out.append(s[start:i])
+                start = i + 1
+        i += 1
+    out.append(s[start:])
+    return out
+
+
+def layout(s):
+    """One operand a line: terms of the top-level sum, then their factors."""
+    lines = []
+    for i, term in enumerate(split_top(s, (' + ', ' - '))):
+        for j, f in enumerate(split_top(term, (' * ', ' / '))):
+            lines.append(('  ' if i else '') + ('  ' if j else '') + f)
+    return lines
+
+
+# --- descriptions ------------------------------------------------------------------
+
+def record_name(name, unit):
+    """Today's names: percent units and *_ratio metrics become :ratio."""
+    if unit.startswith('percent'):
+        if name.endswith('_percentage'):
+            name = name[:-len('_percentage')]
+        return f'n3telemetry_{name}:ratio'
+    if name.endswith('_ratio'):
+        return f'n3telemetry_{name[:-len("_ratio")]}:ratio'
+    return f'n3telemetry_{name}'
+
+
+def python_value(formula, env):
+    """Arm's formula evaluated by Python's own parser, exactly."""
+    src = re.sub(r'\b(\d+)\b', r'Fraction(\1)', formula)
+    return eval(src, {'Fraction': Fraction, '__builtins__': {}}, dict(env))
+
+
+def translate(model, slots, name, m):
+    """The metric's tree over event rates and the slots rate, as a ratio
+    for percent units; checked against the formula string."""
+    formula, unit = m['formula'], m['units']
+    tree = Parser(fuse_slots(tokenize(formula), slots)).parse()
+    percent = unit.startswith('percent')
+    if percent:
+        tree = unscale(tree, 100)
+    evs = sorted(events(tree))
+    if set(evs) != set(m.get('events', evs)):
+        raise ValueError(f'events {evs} differ from the listed {sorted(m["events"])}')
+    rng = random.Random(f'{model}/{name}')
+    checked = 0
+    for _ in range(20):
+        env = {e: Fraction(rng.randint(1, 10**6)) for e in evs}
+        env[''] = slots * env.get(CYCLES, 0)
+        try:
+            want = python_value(formula, env) / (100 if percent else 1)
+        except ZeroDivisionError:
+            continue
+        if evaluate(tree, env) != want:
+            raise ValueError('translation disagrees with the formula')
+        checked += 1
+    if not checked:
+        raise ValueError('division by zero for every input')
+    return tree
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            spec = json.load(f)
+        model = os.path.basename(path)[:-len('.json')]
+        slots = int(spec['product_configuration']['num_slots'])
+        descs = spec['metrics']
+        metrics = {}
+        for name in sorted(descs):
+            m = descs[name]
+            try:
+                metrics[name] = (record_name(name, m['units']), translate(model, slots, name, m))
+            except (ValueError, ZeroDivisionError) as e:
+                raise SystemExit(f'{path}: {name}: {m["formula"]!r}: {e}')
+    except (OSError, ValueError) as e:
+        raise SystemExit(f'{path}: {e}')
+    except (KeyError, TypeError) as e:
+        raise SystemExit(f'{path}: missing or malformed {e}')
+    return model, slots, metrics
+
+
+def generate(paths):
+    models = sorted((load(p) for p in paths), key=lambda x: x[0])
+    names = {}
+    for model, _, metrics in models:
+        for name, (rec, _) in metrics.items():
+            if names.setdefault(rec, name) != name:
+                raise SystemExit(f'{model}: {name} and {names[rec]} both record {rec}')
+    # one rule per record name; models whose translation is the same share a
+    # variant (model=~"a|b"); variants are joined with "or" (their models are
+    # disjoint, and promtool refuses two rules recording the same series)
+    rules = {}
+    for model, _, metrics in models:
+        for name, (rec, tree) in metrics.items():
+            variants = rules.setdefault(rec, {})
+            variants.setdefault(repr(tree), (tree, []))[1].append(model)
+    order = [(rec, sorted(rules[rec].values(), key=lambda v: v[1])) for rec in
+             sorted(rules, key=lambda r: names[r])]
+
+    out = []
+    w = out.append
+    w('# SPDX-License-Identifier: GPL-2.0\n')
+    w('# Generated by tools/prometheus/gen_rules.py from Arm\'s Neoverse telemetry\n')
+    w('# descriptions (' + ', '.join(f'{m} {s} slots' for m, s, _ in models) + ').\n')
+    w('# Do not edit: change the generator and regenerate.\n#\n')
+    for line in __doc__.split('\n\n')[1:4]:
+        for l in line.split('\n'):
+            w(f'# {l}\n' if l else '#\n')
+        w('#\n')
+    w('groups:\n')
+    w('  - name: n3telemetry_rates\n    rules:\n')
+    for rec, expr in rates_group():
+        w(f'      - record: {rec}\n        expr: |\n')
+        for l in expr.split('\n'):
+            w(f'          {l}\n')
+    for level in LEVELS:
+        w(f'  - name: n3telemetry_{level.name}\n    rules:\n')
+        for rec, variants in order:
+            w(f'      - record: {level.prefix}{rec}\n        expr: |\n')
+            for k, (tree, ms) in enumerate(variants):
+                lines = layout(promql(tree, level, ms))
+                if len(variants) > 1:
+                    lines = [('or ' if k else '') + '('] + ['  ' + l for l in lines] + [')']
+                for l in lines:
+                    w(f'          {l}\n')
+    return ''.join(out), models, order
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('-o', dest='out')
+    ap.add_argument('--summary', action='store_true',
+                    help='print the number of rules per model to stderr')
+    ap.add_argument('specs', nargs='+')
+    a = ap.parse_args()
+    text, models, order = generate(a.specs)
+    if a.summary:
+        for model, _, metrics in models:
+            print(f'{model}: {len(metrics)} metrics, {len(metrics)} instance + '
+                  f'{len(metrics)} fleet rules', file=sys.stderr)
+        print(f'{len(order)} rules per level, '
+              f'{sum(len(v) for _, v in order)} formula variants', file=sys.stderr)
+    if a.out:
+        tmp = a.out + '.tmp'
+        with open(tmp, 'w') as f:
+            f.write(text)
+        os.replace(tmp, a.out)
+    else:
+        sys.stdout.write(text)
+
+
+if __name__ == '__main__':
+    main()

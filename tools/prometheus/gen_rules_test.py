@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Generate a promtool unit test of the recording rules for every core.
+
+usage: gen_rules_test.py [-o OUT.yml] DESC.json [DESC.json ...]
+
+Synthetic hosts export what n3tel exports (n3telemetry_cpu_info, bare or
+model-labelled n3telemetry_slots, cumulative event counts and counted
+seconds); the expected value of every rule is Arm's formula string
+evaluated by Python itself with exact fractions over the per-counted-second
+event rates, divided by 100 for percent units, rounded to 1e-6 (as the test
+rounds).  Nothing here uses gen_rules.py's parser or translation.
+
+Hosts: one per description (one CPU; two for neoverse-v2), "hetero" (cpu0-1
+neoverse-n3, cpu2-3 neoverse-v2, model-labelled slots), "idle" (neoverse-n3,
+cpu1 not counted in the window next to a busy cpu0), "allidle" (nothing
+counted: no results at all), "reset" (neoverse-n3, counters restart from 0
+at 7m).  Events count part of the time (multiplexing: 20, 30 or 60 counted
+seconds a minute).  Each rule is tested with one query listing all of its
+series, so a missing or extra series (N1 has no topdown) fails too."""
+import argparse
+import json
+import os
+import random
+import re
+from decimal import Decimal
+from fractions import Fraction
+from math import floor
+
+EVAL = '10m'
+ROUND = Fraction(1, 10**6)
+
+
+def rec(name, unit):
+    if unit.startswith('percent'):
+        return 'n3telemetry_' + re.sub(r'_percentage$', '', name) + ':ratio'
+    if name.endswith('_ratio'):
+        return 'n3telemetry_' + name[:-6] + ':ratio'
+    return 'n3telemetry_' + name
+
+
+def load(path):
+    with open(path) as f:
+        spec = json.load(f)
+    metrics = {}
+    for name, m in spec['metrics'].items():
+        metrics[name] = (rec(name, m['units']), m['formula'],
+                         100 if m['units'].startswith('percent') else 1)
+    events = sorted({e for _, f, _ in metrics.values()
+                     for e in re.findall(r'[A-Z][A-Z0-9_]*', f)})
+    return dict(name=os.path.basename(path)[:-5], metrics=metrics, events=events,
+                slots=int(spec['product_configuration']['num_slots']))
+
+
+def value(formula, rates):
+    src = re.sub(r'\b(\d+)\b', r'Fraction(\1)', formula)
+    return eval(src, {'Fraction': Fraction, '__builtins__': {}}, dict(rates))
+
+
+def rounded(x):
+    """The rounding of round(x, 0.000001), or None too near a tie."""
+    y = x / ROUND + Fraction(1, 2)
+    k = floor(y)
+    if min(y - k, k + 1 - y) < Fraction(1, 1000):
+        return None
+    return format((Decimal(k) / Decimal(10**6)).normalize(), 'f')
+
+
+def hosts(models):
+    """(instance, slots labelled?, [(cpu, model, mode)])"""
+    out = [(m, False, [(0, m, 'busy')] + ([(1, m, 'busy')] if m == 'neoverse-v2' else []))
+           for m in sorted(models)]
+    out += [('hetero', True, [(0, 'neoverse-n3', 'busy'), (1, 'neoverse-n3', 'busy'),
+                              (2, 'neoverse-v2', 'busy'), (3, 'neoverse-v2', 'busy')]),
+            ('idle', False, [(0, 'neoverse-n3', 'busy'), (1, 'neoverse-n3', 'idle')]),
+            ('allidle', False, [(0, 'neoverse-n3', 'idle')]),
+            ('reset', False, [(0, 'neoverse-n3', 'reset')])]
+    return out
+
+
+def scenario(models, attempt):
+    series, rates = [], {}		# rates[(instance, model)][event] = Fraction
+    lab = lambda **kw: '{' + ', '.join(f'{k}="{v}"' for k, v in kw.items()) + '}'
+    for inst, labelled, cpus in hosts(models):
+        rng = random.Random(f'{inst}/{attempt}')
+        used = sorted({m for _, m, _ in cpus})
+        for m in used:
+            if labelled:
+                series.append((f'n3telemetry_slots{lab(instance=inst, job="node", model=m)}',
+                               f'{models[m]["slots"]}+0x10'))
+        if not labelled:
+            series.append((f'n3telemetry_slots{lab(instance=inst, job="node")}',
+                           f'{models[used[0]]["slots"]}+0x10'))
+        for cpu, m, mode in cpus:
+            series.append((f'n3telemetry_cpu_info{lab(instance=inst, job="node", cpu=cpu, model=m)}',
+                           '1+0x10'))
+            for e in models[m]['events']:
+                r = rng.randint(1000, 9999)		# per counted second
+                c = rng.choice((20, 30, 60))		# counted seconds a minute
+                if mode == 'idle':
+                    vals = (f'{r * c * 7}+0x10', f'{c * 7}+0x10')
+                elif mode == 'reset':
+                    vals = (f'0+{r * c}x6 {r * c}+{r * c}x3', f'0+{c}x6 {c}+{c}x3')
+                else:
+                    vals = (f'0+{r * c}x10', f'0+{c}x10')
+                l = lab(instance=inst, job='node', cpu=cpu, event=e)
+                series.append((f'n3telemetry_event_count_total{l}', vals[0]))
+                series.append((f'n3telemetry_event_counted_seconds_total{l}', vals[1]))
+                if mode != 'idle':
+                    acc = rates.setdefault((inst, m), {})
+                    acc[e] = acc.get(e, 0) + Fraction(r)
+    return series, rates
+
+
+def expectations(models, rates):
+    """{record: [(labels, value)]} for instance (instance:) and fleet (:)"""
+    fleet = {}
+    for (inst, m), ev in rates.items():
+        acc = fleet.setdefault(m, {})
+        for e, r in ev.items():
+            acc[e] = acc.get(e, 0) + r
+    exp = {}
+    for level, groups in (('instance:', rates), (':', {(None, m): ev for m, ev in fleet.items()})):
+        for (inst, m), ev in sorted(groups.items()):
+            for name, (r, formula, scale) in sorted(models[m]['metrics'].items()):
+                v = rounded(value(formula, ev) / scale)
+                if v is None:
+                    return None
+                labels = (f'instance="{inst}", ' if inst else '') + f'model="{m}"'
+                exp.setdefault(level + r, []).append(('{' + labels + '}', v))
+    return exp
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('-o', dest='out')
+    ap.add_argument('specs', nargs='+')
+    a = ap.parse_args()
+    models = {}
+    for p in a.specs:
+        m = load(p)
+        models[m['name']] = m
+    for attempt in range(100):
+        series, rates = scenario(models, attempt)
+        exp = expectations(models, rates)
+        if exp is not None:
+            break
+    else:
+        raise SystemExit('no inputs away from rounding ties')
+
+    o = []
+    w = o.append
+    w('# SPDX-License-Identifier: GPL-2.0\n')
+    w('# Generated by tools/prometheus/gen_rules_test.py; do not edit.\n')
+    w('# promtool test rules n3telemetry.rules.models.test.yml\n#\n')
+    for para in __doc__.split('\n\n')[1:3]:
+        for l in para.split('\n'):
+            w(f'# {l}\n')
+        w('#\n')
+    w('rule_files:\n  - n3telemetry.rules.yml\nevaluation_interval: 1m\ntests:\n')
+    w('  - interval: 1m\n    input_series:\n')
+    for s, v in series:
+        w(f"      - series: '{s}'\n        values: '{v}'\n")
+    w('    promql_expr_test:\n')
+
+    def test(expr, samples):
+        w(f'      - expr: {expr}\n        eval_time: {EVAL}\n')
+        if not samples:
+            w('        exp_samples: []\n')
+            return
+        w('        exp_samples:\n')
+        for labels, v in samples:
+            w(f"          - labels: '{labels}'\n            value: {v}\n")
+
+    # no NaN from idle CPUs, no series for a host that counted nothing
+    for s in ('instance_model_event:n3telemetry_events_per_counted_second:rate5m',
+              'instance_model:n3telemetry_slots_per_counted_second:rate5m'):
+        test(f'{s} != {s}', [])
+        test(f'{s}{{instance="allidle"}}', [])
+    test('instance:n3telemetry_frontend_bound:ratio{model="neoverse-n1"}', [])
+    for r in sorted(exp, key=lambda r: (r.startswith(':'), r)):
+        test(f'round({r}, 0.000001)', sorted(exp[r]))
+    text = ''.join(o)
+    if a.out:
+        with open(a.out + '.tmp', 'w') as f:
+            f.write(text)
+        os.replace(a.out + '.tmp', a.out)
+    else:
+        print(text, end='')
+
+
+if __name__ == '__main__':
+    main()
