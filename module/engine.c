@@ -31,22 +31,6 @@ unsigned int n3t_unit_decimals(unsigned int unit)
 	return unit < N3T_NR_UNITS ? n3t_units[unit].decimals : 6;
 }
 
-/**
- * n3t_model_by_name() - find a model's tables by name
- * @name: e.g. "neoverse-v2"
- *
- * Return: the model, or NULL.
- */
-const struct n3t_model *n3t_model_by_name(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < n3t_nr_models; i++)
-		if (!strcmp(n3t_models[i]->name, name))
-			return n3t_models[i];
-	return NULL;
-}
-
 int n3t_event_by_name(const struct n3t_model *model, const char *name)
 {
 	unsigned int i;

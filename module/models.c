@@ -2030,3 +2030,19 @@ const struct n3t_model *const n3t_models[] = {
 };
 
 const unsigned int n3t_nr_models = ARRAY_SIZE(n3t_models);
+
+/**
+ * n3t_model_by_name() - find a model's tables by name
+ * @name: e.g. "neoverse-v2"
+ *
+ * Return: the model, or NULL.
+ */
+const struct n3t_model *n3t_model_by_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n3t_nr_models; i++)
+		if (!strcmp(n3t_models[i]->name, name))
+			return n3t_models[i];
+	return NULL;
+}

@@ -467,6 +467,12 @@ def emit(models, out):
     for mdl in models:
         w(f'\t&n3t_{mdl["ident"]},\n')
     w('};\n\nconst unsigned int n3t_nr_models = ARRAY_SIZE(n3t_models);\n')
+    w('\n/**\n * n3t_model_by_name() - find a model\'s tables by name\n')
+    w(' * @name: e.g. "neoverse-v2"\n *\n * Return: the model, or NULL.\n */\n')
+    w('const struct n3t_model *n3t_model_by_name(const char *name)\n{\n')
+    w('\tunsigned int i;\n\n\tfor (i = 0; i < n3t_nr_models; i++)\n')
+    w('\t\tif (!strcmp(n3t_models[i]->name, name))\n')
+    w('\t\t\treturn n3t_models[i];\n\treturn NULL;\n}\n')
 
 
 def emit_header(models, out):

@@ -27,6 +27,8 @@
 #include <unistd.h>
 #include <linux/n3telemetry.h>
 
+#include "engine.h"	/* n3t_format(): values printed as the module prints them */
+
 #define DEFAULT_SYSFS	"/sys/kernel/n3telemetry"
 #define DEFAULT_DEVICE	"/dev/n3telemetry"	/* the binary snapshot */
 #define MAX_FILE	(1 << 20)
@@ -168,27 +170,7 @@ static char *must_slurp(const struct tree *t, const char *rel)
  */
 static const char *fmt_fixed(char *buf, size_t size, int decimals, int64_t value, bool valid)
 {
-	uint64_t div = 1, pow = 1, mag, q;
-
-	if (!valid) {
-		snprintf(buf, size, "nan");
-		return buf;
-	}
-	if (decimals < 0)
-		decimals = 0;
-	if (decimals > 6)
-		decimals = 6;
-	for (int i = decimals; i < 6; i++)
-		div *= 10;
-	for (int i = 0; i < decimals; i++)
-		pow *= 10;
-	mag = value < 0 ? -(uint64_t)value : (uint64_t)value;
-	q = mag / div + (div > 1 && mag % div >= (div + 1) / 2);
-	if (!decimals)
-		snprintf(buf, size, "%s%" PRIu64, value < 0 && q ? "-" : "", q);
-	else
-		snprintf(buf, size, "%s%" PRIu64 ".%0*" PRIu64, value < 0 && q ? "-" : "",
-			 q / pow, decimals, q % pow);
+	n3t_format(buf, size, decimals < 0 ? 0 : decimals, value, valid);	/* the engine's */
 	return buf;
 }
 
