@@ -171,37 +171,56 @@ static unsigned long n3t_slice_delay(struct n3t_cpu *pc)
 static void n3t_end_slice(struct n3t_cpu *pc)
 {
 	struct n3t_cpu_set *s = &pc->set[pc->active];
-	struct n3t_cpu_ev *ev = &pc->ev[s->first];
+	const struct n3t_cpu_set *next = &pc->set[(pc->active + 1) % pc->nr_sets];
+	struct n3t_cpu_member *m = &pc->ev[s->first];
 	struct n3t_result *r = &pc->scratch;
+	DECLARE_BITMAP(keep, N3T_MAX_EVENTS);
 	u64 d[N3T_SET_MAX], slice_ns = 0;
 	bool complete = true;
 	unsigned int i, nr_pe = 0;
+	struct n3t_cpu_ev *c;
 
-	for (i = 0; i < s->nr; i++)
-		if (ev[i].pe)
-			perf_event_disable(ev[i].pe);
+	/* counters the next set shares stay enabled: no disable, no enable */
+	bitmap_zero(keep, N3T_MAX_EVENTS);
+	for (i = next->first; i < next->first + next->nr; i++)
+		__set_bit(pc->ev[i].ctr, keep);
+	for (i = 0; i < s->nr; i++) {
+		c = &pc->ctr[m[i].ctr];
+		if (c->pe && c->on && !test_bit(m[i].ctr, keep)) {
+			perf_event_disable(c->pe);
+			c->on = false;
+		}
+	}
 	for (i = 0; i < s->nr; i++) {
 		u64 total, enabled = 0, running = 0, de, dr;
 
+		c = &pc->ctr[m[i].ctr];
 		d[i] = 0;
-		if (!ev[i].pe)
+		if (!c->pe)
 			continue;	/* unusable event: its metrics are undefined */
 		nr_pe++;
-		total = perf_event_read_value(ev[i].pe, &enabled, &running);
-		d[i] = total - ev[i].last_count;
-		de = enabled - ev[i].last_enabled;
-		dr = running - ev[i].last_running;
-		ev[i].last_count = total;
-		ev[i].last_enabled = enabled;
-		ev[i].last_running = running;
-		r->ev_count[ev[i].ev] += d[i];
-		r->ev_ns[ev[i].ev] += min(dr, de);
+		total = perf_event_read_value(c->pe, &enabled, &running);
+		d[i] = total - c->last_count;
+		de = enabled - c->last_enabled;
+		dr = running - c->last_running;
+		c->last_count = total;
+		c->last_enabled = enabled;
+		c->last_running = running;
+		r->ev_count[m[i].ev] += d[i];
+		r->ev_ns[m[i].ev] += min(dr, de);
 		/*
 		 * A member that did not run for the whole time it was enabled
 		 * spoils the slice: one that never got a counter, or lost it.
+		 * A pinned counter that lost it stays in the error state until
+		 * enabled again, so a shared one is switched off and on.
 		 */
-		if (!de || dr != de)
+		if (!de || dr != de) {
 			complete = false;
+			if (c->on) {
+				perf_event_disable(c->pe);
+				c->on = false;
+			}
+		}
 		slice_ns = max(slice_ns, de);
 	}
 	if (!nr_pe)
@@ -213,18 +232,24 @@ static void n3t_end_slice(struct n3t_cpu *pc)
 		return;
 	}
 	for (i = 0; i < s->nr; i++)
-		ev[i].acc += d[i];
+		m[i].acc += d[i];
 	s->good_ns += slice_ns;
 }
 
+/* Enable the active set's counters that are not on already. */
 static void n3t_enable_set(struct n3t_cpu *pc)
 {
 	struct n3t_cpu_set *s = &pc->set[pc->active];
+	struct n3t_cpu_ev *c;
 	unsigned int i;
 
-	for (i = s->first; i < s->first + s->nr; i++)
-		if (pc->ev[i].pe)
-			perf_event_enable(pc->ev[i].pe);
+	for (i = s->first; i < s->first + s->nr; i++) {
+		c = &pc->ctr[pc->ev[i].ctr];
+		if (c->pe && !c->on) {
+			perf_event_enable(c->pe);
+			c->on = true;
+		}
+	}
 }
 
 /* Turn the interval's complete slices into metrics and publish them. */
@@ -249,7 +274,7 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 		if (cs->good_ns) {
 			for (i = cs->first; i < cs->first + cs->nr; i++) {
 				pc->count_scratch[pc->ev[i].ev] = pc->ev[i].acc;
-				if (pc->ev[i].pe)
+				if (pc->ctr[pc->ev[i].ctr].pe)
 					__set_bit(pc->ev[i].ev, counted);
 			}
 		}
@@ -408,15 +433,23 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_domain *dom)
 {
 	const struct n3t_plan *plan = dom->plan;
 	unsigned int nr_sets = plan->nr_sets, nr_ev = n3t_plan_nr_events(plan);
-	unsigned int nr_look = n3t_nr_look(dom);
+	unsigned int nr_look = n3t_nr_look(dom), nr_ctr, s;
 	size_t sz = sizeof(struct n3t_cpu);
 	struct n3t_cpu *pc;
-	size_t off_set, off_ev, off_look, off_pub_set, off_delta;
+	size_t off_set, off_ev, off_ctr, off_look, off_pub_set, off_delta;
+	DECLARE_BITMAP(all, N3T_MAX_EVENTS);
+
+	bitmap_zero(all, N3T_MAX_EVENTS);
+	for (s = 0; s < nr_sets; s++)
+		bitmap_or(all, all, plan->set[s].events, N3T_MAX_EVENTS);
+	nr_ctr = bitmap_weight(all, N3T_MAX_EVENTS);
 
 	off_set = sz;
 	sz += ALIGN(array_size(nr_sets, sizeof(struct n3t_cpu_set)), 8);
 	off_ev = sz;
-	sz += ALIGN(array_size(nr_ev, sizeof(struct n3t_cpu_ev)), 8);
+	sz += ALIGN(array_size(nr_ev, sizeof(struct n3t_cpu_member)), 8);
+	off_ctr = sz;
+	sz += ALIGN(array_size(nr_ctr, sizeof(struct n3t_cpu_ev)), 8);
 	off_look = sz;
 	sz += ALIGN(array_size(nr_look, sizeof(struct n3t_cpu_ev)), 8);
 	off_pub_set = sz;
@@ -431,9 +464,11 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_domain *dom)
 	pc->plan = plan;
 	pc->nr_sets = nr_sets;
 	pc->nr_ev = nr_ev;
+	pc->nr_ctr = nr_ctr;
 	pc->nr_look = nr_look;
 	pc->set = (void *)pc + off_set;
 	pc->ev = (void *)pc + off_ev;
+	pc->ctr = (void *)pc + off_ctr;
 	pc->look = (void *)pc + off_look;
 	pc->pub_set = (void *)pc + off_pub_set;
 	pc->pub_delta = (void *)pc + off_delta;
@@ -445,10 +480,10 @@ static void n3t_cpu_release_events(struct n3t_cpu *pc)
 {
 	unsigned int i;
 
-	for (i = 0; i < pc->nr_ev; i++) {
-		if (pc->ev[i].pe)
-			perf_event_release_kernel(pc->ev[i].pe);
-		pc->ev[i].pe = NULL;
+	for (i = 0; i < pc->nr_ctr; i++) {
+		if (pc->ctr[i].pe)
+			perf_event_release_kernel(pc->ctr[i].pe);
+		pc->ctr[i].pe = NULL;
 	}
 	for (i = 0; i < pc->nr_look; i++) {
 		if (pc->look[i].pe)
@@ -497,26 +532,39 @@ static int n3t_cpu_create_look(struct n3t_cpu *pc)
 	return 0;
 }
 
-/* Create the counters of every set; on failure the caller releases them. */
+/*
+ * Create one counter per distinct event of the sets, and the sets' members
+ * pointing at them; on failure the caller releases them.
+ */
 static int n3t_cpu_create_events(struct n3t_cpu *pc)
 {
 	const struct n3t_plan *plan = pc->plan;
-	unsigned int s, e, i = 0;
+	DECLARE_BITMAP(all, N3T_MAX_EVENTS);
+	u8 ctr[N3T_MAX_EVENTS];
+	unsigned int s, e, i = 0, k = 0;
 
+	bitmap_zero(all, N3T_MAX_EVENTS);
+	for (s = 0; s < plan->nr_sets; s++)
+		bitmap_or(all, all, plan->set[s].events, N3T_MAX_EVENTS);
+	for_each_set_bit(e, all, N3T_MAX_EVENTS) {
+		struct perf_event *pe = NULL;
+
+		if (test_bit(e, pc->dom->usable)) {
+			pe = n3t_create(pc->cpu, plan->model->events[e].code);
+			if (IS_ERR(pe))
+				return PTR_ERR(pe);
+		}
+		pc->ctr[k].ev = e;
+		pc->ctr[k].pe = pe;
+		ctr[e] = k++;
+	}
 	for (s = 0; s < plan->nr_sets; s++) {
 		struct n3t_cpu_set *cs = &pc->set[s];
 
 		cs->first = i;
 		for_each_set_bit(e, plan->set[s].events, N3T_MAX_EVENTS) {
-			struct perf_event *pe = NULL;
-
-			if (test_bit(e, pc->dom->usable)) {
-				pe = n3t_create(pc->cpu, plan->model->events[e].code);
-				if (IS_ERR(pe))
-					return PTR_ERR(pe);
-			}
 			pc->ev[i].ev = e;
-			pc->ev[i++].pe = pe;
+			pc->ev[i++].ctr = ctr[e];
 		}
 		cs->nr = i - cs->first;
 	}

@@ -56,21 +56,34 @@ struct n3t_result {
 };
 
 /**
- * struct n3t_cpu_ev - one event of one set on one CPU (sampler only)
- * @pe: the kernel counter, NULL for an event the PMU does not implement
+ * struct n3t_cpu_ev - one kernel counter on one CPU (sampler only)
+ * @pe: the counter, NULL for an event the PMU does not implement
  * @last_count: last perf_event_read_value() total
  * @last_enabled: likewise, time enabled
  * @last_running: likewise, time running
- * @acc: this interval's count over complete slices
  * @ev: event index of the CPU's model
+ * @on: enabled now
  */
 struct n3t_cpu_ev {
 	struct perf_event *pe;
 	u64 last_count;
 	u64 last_enabled;
 	u64 last_running;
+	u8 ev;
+	bool on;
+};
+
+/**
+ * struct n3t_cpu_member - one event of one set on one CPU (sampler only)
+ * @acc: this interval's count over the set's complete slices
+ * @ev: event index of the CPU's model
+ * @ctr: its counter in &struct n3t_cpu.ctr, one per event and shared by
+ *	every set that counts the event
+ */
+struct n3t_cpu_member {
 	u64 acc;
 	u8 ev;
+	u8 ctr;
 };
 
 /**
@@ -97,6 +110,7 @@ struct n3t_cpu_set {
  * @plan: the plan it was built for (constant while it exists)
  * @nr_sets: @plan->nr_sets
  * @nr_ev: n3t_plan_nr_events(@plan): entries of @ev and @pub_delta
+ * @nr_ctr: distinct events of @plan: entries of @ctr
  * @work: the slice timer, bound to @cpu, deferrable
  * @active: index of the set counting now
  * @interval_start: ktime_get_ns() at the start of the current interval
@@ -106,6 +120,8 @@ struct n3t_cpu_set {
  * @gen: the collection start that created it
  * @set: the sets (sampler only)
  * @ev: the events of all sets, set after set (sampler only)
+ * @ctr: the counters, one per distinct event (sampler only): a counter of
+ *	two consecutive sets stays enabled across the switch
  * @scratch: result being built (sampler only)
  * @count_scratch: engine input (sampler only)
  * @pub_lock: seqcount protecting @pub, @pub_set and @pub_delta; written
@@ -123,7 +139,7 @@ struct n3t_cpu_set {
  * @slices: slices run (cost statistics)
  * @cost_ns: total time spent in the sampler
  * @cost_max_ns: longest sampler run
- * @data: storage of @set, @ev, @look, @pub_set and @pub_delta
+ * @data: storage of @set, @ev, @ctr, @look, @pub_set and @pub_delta
  *
  * One allocation, sized by the plan, created and destroyed by the CPU's
  * hotplug callbacks.  Readers reach it through RCU (the per-CPU pointer
@@ -139,6 +155,7 @@ struct n3t_cpu {
 	const struct n3t_plan *plan;
 	unsigned int nr_sets;
 	unsigned int nr_ev;
+	unsigned int nr_ctr;
 	struct delayed_work work;
 	unsigned int active;
 	u64 interval_start;
@@ -147,7 +164,8 @@ struct n3t_cpu {
 	unsigned int starved_intervals;
 	unsigned int gen;
 	struct n3t_cpu_set *set;
-	struct n3t_cpu_ev *ev;
+	struct n3t_cpu_member *ev;
+	struct n3t_cpu_ev *ctr;
 	struct n3t_result scratch;
 	u64 count_scratch[N3T_MAX_EVENTS];
 	seqcount_t pub_lock;
