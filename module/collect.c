@@ -171,22 +171,17 @@ static unsigned long n3t_slice_delay(struct n3t_cpu *pc)
 static void n3t_end_slice(struct n3t_cpu *pc)
 {
 	struct n3t_cpu_set *s = &pc->set[pc->active];
-	const struct n3t_cpu_set *next = &pc->set[(pc->active + 1) % pc->nr_sets];
 	struct n3t_cpu_member *m = &pc->ev[s->first];
 	struct n3t_result *r = &pc->scratch;
-	DECLARE_BITMAP(keep, N3T_MAX_EVENTS);
 	u64 d[N3T_SET_MAX], slice_ns = 0;
 	bool complete = true;
 	unsigned int i, nr_pe = 0;
 	struct n3t_cpu_ev *c;
 
 	/* counters the next set shares stay enabled: no disable, no enable */
-	bitmap_zero(keep, N3T_MAX_EVENTS);
-	for (i = next->first; i < next->first + next->nr; i++)
-		__set_bit(pc->ev[i].ctr, keep);
 	for (i = 0; i < s->nr; i++) {
 		c = &pc->ctr[m[i].ctr];
-		if (c->pe && c->on && !test_bit(m[i].ctr, keep)) {
+		if (c->pe && c->on && !m[i].keep) {
 			perf_event_disable(c->pe);
 			c->on = false;
 		}
@@ -559,11 +554,13 @@ static int n3t_cpu_create_events(struct n3t_cpu *pc)
 		ctr[e] = k++;
 	}
 	for (s = 0; s < plan->nr_sets; s++) {
+		const unsigned long *next = plan->set[(s + 1) % plan->nr_sets].events;
 		struct n3t_cpu_set *cs = &pc->set[s];
 
 		cs->first = i;
 		for_each_set_bit(e, plan->set[s].events, N3T_MAX_EVENTS) {
 			pc->ev[i].ev = e;
+			pc->ev[i].keep = test_bit(e, next);
 			pc->ev[i++].ctr = ctr[e];
 		}
 		cs->nr = i - cs->first;

@@ -79,11 +79,14 @@ struct n3t_cpu_ev {
  * @ev: event index of the CPU's model
  * @ctr: its counter in &struct n3t_cpu.ctr, one per event and shared by
  *	every set that counts the event
+ * @keep: the next set in the rotation counts the event too, so its counter
+ *	stays enabled across the switch
  */
 struct n3t_cpu_member {
 	u64 acc;
 	u8 ev;
 	u8 ctr;
+	bool keep;
 };
 
 /**
