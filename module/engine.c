@@ -456,6 +456,33 @@ unsigned int n3t_plan_nr_events(const struct n3t_plan *plan)
 }
 
 /**
+ * n3t_next_name() - the next name of a group selection
+ * @buf: the selection (names separated by spaces or commas)
+ * @count: its length
+ * @pos: where to look from; moved past the name found
+ * @len: the name's length
+ *
+ * Return: the name's first character, or NULL when no name is left.
+ */
+const char *n3t_next_name(const char *buf, size_t count, size_t *pos, size_t *len)
+{
+	size_t i = *pos, start;
+
+	while (i < count && (buf[i] == ' ' || buf[i] == ','))
+		i++;
+	if (i == count) {
+		*pos = i;
+		return NULL;
+	}
+	start = i;
+	while (i < count && buf[i] != ' ' && buf[i] != ',')
+		i++;
+	*pos = i;
+	*len = i - start;
+	return buf + start;
+}
+
+/**
  * n3t_parse_groups() - parse a group selection
  * @model: the tables
  * @buf: "default", "all", or distinct group names (file names or Arm's
@@ -467,8 +494,9 @@ unsigned int n3t_plan_nr_events(const struct n3t_plan *plan)
  */
 int n3t_parse_groups(const struct n3t_model *model, const char *buf, size_t count, u32 *out)
 {
+	const char *name;
+	size_t pos = 0, len;
 	u32 groups = 0;
-	size_t i = 0, start;
 	int g, n = 0;
 
 	if (count && buf[count - 1] == '\n')
@@ -483,15 +511,8 @@ int n3t_parse_groups(const struct n3t_model *model, const char *buf, size_t coun
 		*out = N3T_ALL_GROUPS(model);
 		return 0;
 	}
-	while (i < count) {
-		if (buf[i] == ' ' || buf[i] == ',') {
-			i++;
-			continue;
-		}
-		start = i;
-		while (i < count && buf[i] != ' ' && buf[i] != ',')
-			i++;
-		g = n3t_group_by_name(model, buf + start, i - start);
+	while ((name = n3t_next_name(buf, count, &pos, &len))) {
+		g = n3t_group_by_name(model, name, len);
 		if (g < 0 || (groups & BIT(g)))
 			return -EINVAL;
 		groups |= BIT(g);

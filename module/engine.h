@@ -184,6 +184,7 @@ int n3t_event_by_code(const struct n3t_model *model, unsigned int code);
 int n3t_metric_by_name(const struct n3t_model *model, const char *name);
 int n3t_group_by_name(const struct n3t_model *model, const char *name, size_t len);
 #define N3T_GROUPS_MAX	512	/* longest selection n3t_parse_groups() takes */
+const char *n3t_next_name(const char *buf, size_t count, size_t *pos, size_t *len);
 int n3t_parse_groups(const struct n3t_model *model, const char *buf, size_t count, u32 *out);
 
 void n3t_metric_events(const struct n3t_model *model, unsigned int metric,

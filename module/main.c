@@ -372,7 +372,8 @@ int n3t_parse_selection(const char *buf, size_t count, u32 *groups)
 {
 	u32 sel[N3T_MAX_DOMAINS] = {};
 	unsigned int d;
-	size_t i = 0, start;
+	size_t pos = 0, len;
+	const char *name;
 	bool found;
 	int g;
 
@@ -390,17 +391,10 @@ int n3t_parse_selection(const char *buf, size_t count, u32 *groups)
 		break;
 	}
 	if (d < n3t_cfg.nr_dom) {
-		while (i < count) {
-			if (buf[i] == ' ' || buf[i] == ',') {
-				i++;
-				continue;
-			}
-			start = i;
-			while (i < count && buf[i] != ' ' && buf[i] != ',')
-				i++;
+		while ((name = n3t_next_name(buf, count, &pos, &len))) {
 			found = false;
 			for (d = 0; d < n3t_cfg.nr_dom; d++) {
-				g = n3t_group_by_name(n3t_cfg.dom[d].model, buf + start, i - start);
+				g = n3t_group_by_name(n3t_cfg.dom[d].model, name, len);
 				if (g < 0)
 					continue;
 				if (sel[d] & BIT(g))
