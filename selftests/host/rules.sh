@@ -93,23 +93,78 @@ t rules-promtool-check quiet promtool check rules "$prom/n3telemetry.rules.yml"
 t rules-promtool-test-models quiet sh -c "cd '$prom' && promtool test rules n3telemetry.rules.models.test.yml"
 t rules-promtool-test-hand quiet sh -c "cd '$prom' && promtool test rules n3telemetry.rules.test.yml"
 
-# the rules read only series n3tel exports, on a host of one model and a mixed one
-for g in export-prometheus export-prometheus-hetero; do
-	t "rules-inputs-$g" python3 - "$prom/n3telemetry.rules.yml" "$top/selftests/host/golden/$g" <<'PY'
+# the rules read only series n3tel exports (every golden export: one model,
+# a mixed host, per-CPU scopes), the per-event families by their pattern
+t rules-inputs python3 - "$prom/n3telemetry.rules.yml" "$top"/selftests/host/golden/export-prometheus* <<'PY'
 import re, sys
-rules, prom = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+rules = open(sys.argv[1]).read()
+prom = ''.join(open(p).read() for p in sys.argv[2:])
 recorded = set(re.findall(r'^\s*- record: (\S+)', rules, re.M))
 exported = set(re.findall(r'^# TYPE (\S+) ', prom, re.M))
 body = re.sub(r'"[^"]*"', '', ''.join(re.findall(r'^ {10}.*\n', rules, re.M)))
 names = set(re.findall(r'(?<![\w:])([a-z_]*:[a-z0-9_:]+|n3telemetry_[a-z0-9_]+)', body))
-missing = sorted(n for n in names if n not in recorded and n not in exported)
-needs = {'n3telemetry_cpu_info', 'n3telemetry_slots', 'n3telemetry_event_count_total',
-         'n3telemetry_event_counted_seconds_total'}
-# the model label the rules select on is the one n3telemetry_cpu_info carries
-labels = set(re.findall(r'^n3telemetry_cpu_info\{[^}]*model="([^"]+)"', prom, re.M))
+per_event = re.compile(r'n3telemetry_event_[a-z0-9_]+?(_counted_seconds)?_total$')
+missing = sorted(n for n in names if n not in recorded and n not in exported
+                 and not per_event.match(n))
+# every exported event family is one the rules read
+unread = sorted(n for n in exported if per_event.match(n) and n not in names)
+needs = {'n3telemetry_slots'}
+# the model labels the rules select on are the ones the exporter writes
+labels = set(re.findall(r'^n3telemetry_slots\{[^}]*model="([^"]+)"', prom, re.M))
 sel = set(m for s in re.findall(r'model=~?"([^"]+)"', rules) for m in s.split('|'))
-if missing or not needs <= exported or not labels or not labels <= sel:
-    print('# missing:', missing, 'needs:', sorted(needs - exported), 'models:', sorted(labels - sel))
+if missing or unread or not needs <= exported or not labels or not labels <= sel:
+    print('# missing:', missing, 'unread:', unread, 'needs:', sorted(needs - exported),
+          'models:', sorted(labels - sel))
     sys.exit(1)
 PY
-done
+
+# the dashboard is what its generator makes, and queries only series the
+# exporter or the rules produce
+dash=$top/tools/grafana
+if python3 "$dash/gen_dashboard.py" -o "$tmp/dashboard.json" 2> "$tmp/dash.err" &&
+   cmp -s "$tmp/dashboard.json" "$dash/n3telemetry-dashboard.json"; then
+	ok dashboard-no-drift
+else
+	sed 's/^/# /' "$tmp/dash.err"
+	echo "# regenerate: python3 tools/grafana/gen_dashboard.py -o tools/grafana/n3telemetry-dashboard.json"
+	nok dashboard-no-drift
+fi
+t dashboard-series python3 - "$dash/n3telemetry-dashboard.json" "$prom/n3telemetry.rules.yml" \
+	"$top"/selftests/host/golden/export-prometheus* <<'PY'
+import json, re, sys
+dash, rules = sys.argv[1:3]
+known = set(re.findall(r'^\s*- record: (\S+)', open(rules).read(), re.M))
+for p in sys.argv[3:]:
+    known |= set(re.findall(r'^# TYPE (\S+) ', open(p).read(), re.M))
+d = json.load(open(dash))
+exprs = []
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == 'expr' and isinstance(v, str):
+                exprs.append(v)
+            if k == 'query' and o.get('type') == 'query':
+                exprs.append(v)
+            walk(v)
+    elif isinstance(o, list):
+        for v in o:
+            walk(v)
+walk(d)
+words = {'sum', 'avg', 'min', 'max', 'rate', 'by', 'on', 'without', 'ignoring', 'group_left',
+         'group_right', 'topk', 'bottomk', 'label_values', 'round'}
+bad = []
+for e in exprs:
+    e = re.sub(r'"[^"]*"', '', e)
+    e = re.sub(r'\[[^]]*\]', '', re.sub(r'\{[^}]*\}', '', e))
+    e = re.sub(r'\b(by|on|without|ignoring|group_left|group_right)\s*\([^)]*\)', r'\1', e)
+    e = re.sub(r'label_values\(([^,]*),[^)]*\)', r'\1', e)
+    for name in re.findall(r'(?<![$\w])[A-Za-z_:][A-Za-z0-9_:]*', e):
+        if name not in words and name not in known:
+            bad.append(name)
+# the variables match everything with "All"
+tv = {v['name']: v for v in d['templating']['list']}
+allv = all(tv[n].get('includeAll') and tv[n].get('allValue') == '.*' for n in ('instance', 'model'))
+if bad or len(exprs) < 20 or not allv:
+    print('# unknown series:', sorted(set(bad)), 'queries:', len(exprs), 'allValue:', allv)
+    sys.exit(1)
+PY

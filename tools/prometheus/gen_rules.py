@@ -7,15 +7,19 @@ usage: gen_rules.py [-o OUT.yml] DESC.json [DESC.json ...]
 
 Every metric of every description becomes one recording rule per instance
 and one per fleet, selected by the model label (the description's file name,
-as n3tel exports it in n3telemetry_cpu_info), so each core is computed with
-its own formula.  Models whose formulas translate to the same PromQL share a
-rule (model=~"a|b").  Inputs are the exporter's cumulative counters: each
-CPU's event rate is taken per counted second (this undoes multiplexing),
-joined with the CPU's model and summed per instance and model; the fleet
-sums those per model.  Arm's slot literal multiplying CPU_CYCLES becomes the
-host's n3telemetry_slots for that model, applied per instance before any
-fleet sum (slots x cycles is recorded as its own rate), so a host whose PMU
-reports another slot count is still right.
+as n3tel exports it), so each core is computed with its own formula.  Models
+whose formulas translate to the same PromQL share a rule (model=~"a|b").
+Inputs are the host's system aggregate as n3tel exports it by default (the
+series without a cpu label): one cumulative count and one cumulative counted
+time per event, summed over the host's CPUs by the module, offline CPUs
+included, so they never go backwards.  Per instance and event, the count's
+rate divided by the counted time's rate is the event's rate per counted
+second (this undoes multiplexing; an idle CPU adds nothing to either, so it
+cannot make a NaN).  The fleet divides the sums of both rates over its
+hosts.  Arm's slot literal multiplying CPU_CYCLES becomes the host's
+n3telemetry_slots for that model, applied per instance before any fleet sum
+(slots x cycles is recorded as its own rate), so a host whose PMU reports
+another slot count is still right.
 
 Record names: percent units become 0..1 ratios named ...:ratio, so do the
 "per access" metrics whose name ends in _ratio; others keep their name
@@ -35,16 +39,27 @@ from fractions import Fraction
 # --- the series layout: everything that names a series or a label ------------
 # (a change of the exporter's layout should only touch this block)
 WINDOW = '5m'
-COUNT = 'n3telemetry_event_count_total'
-COUNTED = 'n3telemetry_event_counted_seconds_total'
-CPU_INFO = 'n3telemetry_cpu_info'
+SYSTEM = 'cpu=""'	# the host's system aggregate: the series without a cpu label
 SLOTS = 'n3telemetry_slots'
+INST_COUNT = f'instance_model_event:n3telemetry_event_count:rate{WINDOW}'
+INST_COUNTED = f'instance_model_event:n3telemetry_event_counted_seconds:rate{WINDOW}'
 INST_RATE = f'instance_model_event:n3telemetry_events_per_counted_second:rate{WINDOW}'
 FLEET_RATE = f'model_event:n3telemetry_events_per_counted_second:rate{WINDOW}'
 INST_SLOTS = 'instance_model:n3telemetry_slots:max'
+INST_SLOT_COUNT = f'instance_model:n3telemetry_slots_count:rate{WINDOW}'
 INST_SLOT_RATE = f'instance_model:n3telemetry_slots_per_counted_second:rate{WINDOW}'
 FLEET_SLOT_RATE = f'model:n3telemetry_slots_per_counted_second:rate{WINDOW}'
 CYCLES = 'CPU_CYCLES'
+
+
+def count_series(e):
+    """The exporter's cumulative count of event e: one family per event."""
+    return f'n3telemetry_event_{e.lower()}_total'
+
+
+def counted_series(e):
+    """The exporter's cumulative time event e was counted."""
+    return f'n3telemetry_event_{e.lower()}_counted_seconds_total'
 
 
 class Level:
@@ -69,30 +84,35 @@ LEVELS = [Level('instance', 'instance:', INST_RATE, INST_SLOT_RATE),
           Level('fleet', ':', FLEET_RATE, FLEET_SLOT_RATE)]
 
 
-def rates_group():
-    """Per (instance, model, event) and per (model, event) rates; slots."""
+def rates_group(events):
+    """Per (instance, model, event) count and counted-time rates of the
+    host's system aggregate (one rule per event, which adds the event
+    label as a rule label), their quotient, and per (model, event) for the fleet; slots."""
     w = WINDOW
-    return [
-        (INST_RATE,
-         f'sum by (instance, model, event) (\n'
-         f'  rate({COUNT}[{w}])\n'
-         f'  / (rate({COUNTED}[{w}]) > 0)\n'
-         f'  * on (instance, cpu) group_left (model) {CPU_INFO}\n'
-         f')'),
-        # n3tel labels the slots with the model when a host has several
-        # models; a host with one model (or an older n3tel) exports it bare
-        (INST_SLOTS,
-         f'max by (instance, model) ({SLOTS}{{model!=""}})\n'
-         f'or on (instance, model)\n'
-         f'max by (instance, model) (\n'
-         f'  {CPU_INFO} * on (instance) group_left () max by (instance) ({SLOTS}{{model=""}})\n'
-         f')'),
+    out = []
+    for series, rec in ((count_series, INST_COUNT), (counted_series, INST_COUNTED)):
+        for e in sorted(events):
+            out.append((rec,
+                        f'sum by (instance, model) (rate({series(e)}{{{SYSTEM}}}[{w}]))',
+                        {'event': e}))
+    out += [
+        (INST_RATE, f'{INST_COUNT}\n/ ({INST_COUNTED} > 0)'),
+        (INST_SLOTS, f'max by (instance, model) ({SLOTS})'),
+        # slots x cycles: the host's slot count, before any fleet sum
+        (INST_SLOT_COUNT,
+         f'{INST_SLOTS} * on (instance, model)\n'
+         f'sum by (instance, model) ({INST_COUNT}{{event="{CYCLES}"}})'),
         (INST_SLOT_RATE,
-         f'{INST_SLOTS} * on (instance, model) sum by (instance, model) '
-         f'({INST_RATE}{{event="{CYCLES}"}})'),
-        (FLEET_RATE, f'sum by (model, event) ({INST_RATE})'),
-        (FLEET_SLOT_RATE, f'sum by (model) ({INST_SLOT_RATE})'),
+         f'{INST_SLOT_COUNT}\n'
+         f'/ on (instance, model) (sum by (instance, model) ({INST_COUNTED}{{event="{CYCLES}"}}) > 0)'),
+        (FLEET_RATE,
+         f'sum by (model, event) ({INST_COUNT})\n'
+         f'/ (sum by (model, event) ({INST_COUNTED}) > 0)'),
+        (FLEET_SLOT_RATE,
+         f'sum by (model) ({INST_SLOT_COUNT})\n'
+         f'/ (sum by (model) ({INST_COUNTED}{{event="{CYCLES}"}}) > 0)'),
     ]
+    return out
 
 
 # --- formulas -------------------------------------------------------------------
@@ -370,10 +390,17 @@ def generate(paths):
         w('#\n')
     w('groups:\n')
     w('  - name: n3telemetry_rates\n    rules:\n')
-    for rec, expr in rates_group():
+    used = set()
+    for _, _, metrics in models:
+        for _, tree in metrics.values():
+            used |= events(tree)
+    for rule in rates_group(used):
+        rec, expr = rule[:2]
         w(f'      - record: {rec}\n        expr: |\n')
         for l in expr.split('\n'):
             w(f'          {l}\n')
+        for k, v in (rule[2] if len(rule) > 2 else {}).items():
+            w(f'        labels:\n          {k}: {v}\n')
     for level in LEVELS:
         w(f'  - name: n3telemetry_{level.name}\n    rules:\n')
         for rec, variants in order:

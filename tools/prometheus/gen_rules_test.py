@@ -4,20 +4,24 @@
 
 usage: gen_rules_test.py [-o OUT.yml] DESC.json [DESC.json ...]
 
-Synthetic hosts export what n3tel exports (n3telemetry_cpu_info, bare or
-model-labelled n3telemetry_slots, cumulative event counts and counted
-seconds); the expected value of every rule is Arm's formula string
-evaluated by Python itself with exact fractions over the per-counted-second
-event rates, divided by 100 for percent units, rounded to 1e-6 (as the test
-rounds).  Nothing here uses gen_rules.py's parser or translation.
+Synthetic hosts export what n3tel exports by default: the system aggregate
+(no cpu label) with model-labelled n3telemetry_slots and, per event, a
+cumulative count and a cumulative counted time, each the sum over the host's
+CPUs.  The expected value of every rule is Arm's formula string evaluated by
+Python itself with exact fractions over the per-counted-second event rates
+(sum of counts over sum of counted seconds: per host, then over the fleet),
+divided by 100 for percent units, rounded to 1e-6 (as the test rounds).
+Nothing here uses gen_rules.py's parser or translation.
 
 Hosts: one per description (one CPU; two for neoverse-v2), "hetero" (cpu0-1
-neoverse-n3, cpu2-3 neoverse-v2, model-labelled slots), "idle" (neoverse-n3,
-cpu1 not counted in the window next to a busy cpu0), "allidle" (nothing
-counted: no results at all), "reset" (neoverse-n3, counters restart from 0
-at 7m).  Events count part of the time (multiplexing: 20, 30 or 60 counted
-seconds a minute).  Each rule is tested with one query listing all of its
-series, so a missing or extra series (N1 has no topdown) fails too."""
+neoverse-n3, cpu2-3 neoverse-v2: the system aggregate is the first core
+type's, so only neoverse-n3 results), "idle" (neoverse-n3, cpu1 counted
+nothing in the window next to a busy cpu0), "allidle" (nothing counted: no
+results at all), "reset" (neoverse-n3, counters restart from 0 at 7m, as
+after a module reload).  Events count part of the time (multiplexing: 20,
+30 or 60 counted seconds a minute, per CPU and event).  Each rule is tested
+with one query listing all of its series, so a missing or extra series (N1
+has no topdown) fails too."""
 import argparse
 import json
 import os
@@ -67,63 +71,70 @@ def rounded(x):
 
 
 def hosts(models):
-    """(instance, slots labelled?, [(cpu, model, mode)])"""
-    out = [(m, False, [(0, m, 'busy')] + ([(1, m, 'busy')] if m == 'neoverse-v2' else []))
+    """(instance, [(cpu, model, mode)])"""
+    out = [(m, [(0, m, 'busy')] + ([(1, m, 'busy')] if m == 'neoverse-v2' else []))
            for m in sorted(models)]
-    out += [('hetero', True, [(0, 'neoverse-n3', 'busy'), (1, 'neoverse-n3', 'busy'),
-                              (2, 'neoverse-v2', 'busy'), (3, 'neoverse-v2', 'busy')]),
-            ('idle', False, [(0, 'neoverse-n3', 'busy'), (1, 'neoverse-n3', 'idle')]),
-            ('allidle', False, [(0, 'neoverse-n3', 'idle')]),
-            ('reset', False, [(0, 'neoverse-n3', 'reset')])]
+    out += [('hetero', [(0, 'neoverse-n3', 'busy'), (1, 'neoverse-n3', 'busy'),
+                        (2, 'neoverse-v2', 'busy'), (3, 'neoverse-v2', 'busy')]),
+            ('idle', [(0, 'neoverse-n3', 'busy'), (1, 'neoverse-n3', 'idle')]),
+            ('allidle', [(0, 'neoverse-n3', 'idle')]),
+            ('reset', [(0, 'neoverse-n3', 'reset')])]
     return out
 
 
 def scenario(models, attempt):
-    series, rates = [], {}		# rates[(instance, model)][event] = Fraction
+    series = []
+    sums = {}		# sums[(instance, model)][event] = [count per minute, counted s per minute]
     lab = lambda **kw: '{' + ', '.join(f'{k}="{v}"' for k, v in kw.items()) + '}'
-    for inst, labelled, cpus in hosts(models):
+    for inst, cpus in hosts(models):
         rng = random.Random(f'{inst}/{attempt}')
-        used = sorted({m for _, m, _ in cpus})
-        for m in used:
-            if labelled:
-                series.append((f'n3telemetry_slots{lab(instance=inst, job="node", model=m)}',
-                               f'{models[m]["slots"]}+0x10'))
-        if not labelled:
-            series.append((f'n3telemetry_slots{lab(instance=inst, job="node")}',
-                           f'{models[used[0]]["slots"]}+0x10'))
-        for cpu, m, mode in cpus:
-            series.append((f'n3telemetry_cpu_info{lab(instance=inst, job="node", cpu=cpu, model=m)}',
-                           '1+0x10'))
+        first = cpus[0][1]		# the system aggregate is the first core type's
+        series.append((f'n3telemetry_slots{lab(instance=inst, job="node", model=first)}',
+                       f'{models[first]["slots"]}+0x10'))
+        mode = {m for _, _, m in cpus}
+        per = {}			# event: [count/min, counted/min, before the window]
+        for cpu, m, cmode in cpus:
+            if m != first:
+                continue
             for e in models[m]['events']:
                 r = rng.randint(1000, 9999)		# per counted second
                 c = rng.choice((20, 30, 60))		# counted seconds a minute
-                if mode == 'idle':
-                    vals = (f'{r * c * 7}+0x10', f'{c * 7}+0x10')
-                elif mode == 'reset':
-                    vals = (f'0+{r * c}x6 {r * c}+{r * c}x3', f'0+{c}x6 {c}+{c}x3')
+                acc = per.setdefault(e, [0, 0, 0, 0])
+                if cmode == 'idle':			# counted earlier, not now
+                    acc[2] += r * c * 7
+                    acc[3] += c * 7
                 else:
-                    vals = (f'0+{r * c}x10', f'0+{c}x10')
-                l = lab(instance=inst, job='node', cpu=cpu, event=e)
-                series.append((f'n3telemetry_event_count_total{l}', vals[0]))
-                series.append((f'n3telemetry_event_counted_seconds_total{l}', vals[1]))
-                if mode != 'idle':
-                    acc = rates.setdefault((inst, m), {})
-                    acc[e] = acc.get(e, 0) + Fraction(r)
-    return series, rates
+                    acc[0] += r * c
+                    acc[1] += c
+        for e, (cnt, sec, cnt0, sec0) in sorted(per.items()):
+            l = lab(instance=inst, job='node', model=first)
+            if 'reset' in mode:
+                vals = (f'0+{cnt}x6 {cnt}+{cnt}x3', f'0+{sec}x6 {sec}+{sec}x3')
+            else:
+                vals = (f'{cnt0}+{cnt}x10', f'{sec0}+{sec}x10')
+            name = e.lower()
+            series.append((f'n3telemetry_event_{name}_total{l}', vals[0]))
+            series.append((f'n3telemetry_event_{name}_counted_seconds_total{l}', vals[1]))
+            if sec:
+                sums.setdefault((inst, first), {})[e] = [cnt, sec]
+    return series, sums
 
 
-def expectations(models, rates):
+def expectations(models, sums):
     """{record: [(labels, value)]} for instance (instance:) and fleet (:)"""
     fleet = {}
-    for (inst, m), ev in rates.items():
-        acc = fleet.setdefault(m, {})
-        for e, r in ev.items():
-            acc[e] = acc.get(e, 0) + r
+    for (inst, m), ev in sums.items():
+        acc = fleet.setdefault((None, m), {})
+        for e, (cnt, sec) in ev.items():
+            a = acc.setdefault(e, [0, 0])
+            a[0] += cnt
+            a[1] += sec
     exp = {}
-    for level, groups in (('instance:', rates), (':', {(None, m): ev for m, ev in fleet.items()})):
-        for (inst, m), ev in sorted(groups.items()):
+    for level, groups in (('instance:', sums), (':', fleet)):
+        for (inst, m), ev in sorted(groups.items(), key=lambda x: (x[0][0] or '', x[0][1])):
+            rates = {e: Fraction(cnt, sec) for e, (cnt, sec) in ev.items()}
             for name, (r, formula, scale) in sorted(models[m]['metrics'].items()):
-                v = rounded(value(formula, ev) / scale)
+                v = rounded(value(formula, rates) / scale)
                 if v is None:
                     return None
                 labels = (f'instance="{inst}", ' if inst else '') + f'model="{m}"'
@@ -141,8 +152,8 @@ def main():
         m = load(p)
         models[m['name']] = m
     for attempt in range(100):
-        series, rates = scenario(models, attempt)
-        exp = expectations(models, rates)
+        series, sums = scenario(models, attempt)
+        exp = expectations(models, sums)
         if exp is not None:
             break
     else:

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Generate the Grafana dashboard for n3telemetry fleets.
+
+usage: gen_dashboard.py [-o OUT.json]
+
+Panels read the recording rules (tools/prometheus/n3telemetry.rules.yml:
+instance: and fleet : series, computed from each host's system aggregate)
+and, for the per-CPU heatmaps, the per-CPU gauges n3tel exports with
+--scope cpu or --scope all.  Variables: datasource, instance and model
+(multi-select, "All" matches every value), and topn for the fleet rankings.
+Python 3 standard library only; selftests/host/rules.sh checks that the
+committed file is what this script makes and that every query reads only
+series the exporter or the rules produce."""
+import argparse
+import json
+import os
+
+DS = {'type': 'prometheus', 'uid': '${datasource}'}
+INST = 'instance=~"$instance", model=~"$model"'
+FLEET = 'model=~"$model"'
+
+L1 = [('retiring', 'Retiring'), ('bad_speculation', 'Bad speculation'),
+      ('frontend_bound', 'Frontend bound'), ('backend_bound', 'Backend bound')]
+FRONTEND = ['frontend_core_bound', 'frontend_mem_bound', 'frontend_core_flush_bound',
+            'frontend_core_flow_bound', 'frontend_mem_cache_bound', 'frontend_mem_tlb_bound',
+            'frontend_cache_l1i_bound', 'frontend_cache_l2i_bound']
+BACKEND = ['backend_core_bound', 'backend_mem_bound', 'backend_core_rename_bound',
+           'backend_busy_bound', 'backend_mem_cache_bound', 'backend_mem_tlb_bound',
+           'backend_mem_store_bound', 'backend_cache_l1d_bound', 'backend_cache_l2d_bound']
+CACHE_MPKI = ['l1i_cache_mpki', 'l1d_cache_mpki', 'l2_cache_mpki', 'll_cache_read_mpki']
+CACHE_MISS = ['l1i_cache_miss', 'l1d_cache_miss', 'l2_cache_miss', 'll_cache_read_miss']
+TLB_MPKI = ['itlb_mpki', 'dtlb_mpki', 'l1i_tlb_mpki', 'l1d_tlb_mpki', 'l2_tlb_mpki']
+TLB_MISS = ['itlb_walk', 'dtlb_walk', 'l1i_tlb_miss', 'l1d_tlb_miss', 'l2_tlb_miss']
+BRANCH = ['branch_mpki']
+BRANCH_RATIO = ['branch_misprediction', 'branch_direct', 'branch_indirect', 'branch_return']
+
+
+class Board:
+    def __init__(self):
+        self.panels, self.y, self.x, self.row_h, self.id = [], 0, 0, 0, 0
+
+    def row(self, title):
+        self.newline()
+        self.id += 1
+        self.panels.append({'type': 'row', 'title': title, 'id': self.id, 'collapsed': False,
+                            'gridPos': {'h': 1, 'w': 24, 'x': 0, 'y': self.y}, 'panels': []})
+        self.y += 1
+
+    def newline(self):
+        if self.x:
+            self.y += self.row_h
+            self.x, self.row_h = 0, 0
+
+    def panel(self, kind, title, targets, w=12, h=8, unit=None, desc=None, stack=False,
+              extra=None):
+        if self.x + w > 24:
+            self.newline()
+        self.id += 1
+        p = {'type': kind, 'title': title, 'id': self.id, 'datasource': DS,
+             'gridPos': {'h': h, 'w': w, 'x': self.x, 'y': self.y},
+             'targets': [dict(refId=chr(ord('A') + i), datasource=DS, **t)
+                         for i, t in enumerate(targets)],
+             'fieldConfig': {'defaults': {}, 'overrides': []}, 'options': {}}
+        if desc:
+            p['description'] = desc
+        if unit:
+            p['fieldConfig']['defaults']['unit'] = unit
+        if stack:
+            p['fieldConfig']['defaults']['custom'] = {'stacking': {'mode': 'normal'},
+                                                      'fillOpacity': 60}
+            p['fieldConfig']['defaults']['max'] = 1
+        if extra:
+            for k, v in extra.items():
+                p[k] = v
+        self.panels.append(p)
+        self.x += w
+        self.row_h = max(self.row_h, h)
+
+
+def ratio(prefix, name, sel):
+    return f'{prefix}n3telemetry_{name}:ratio{{{sel}}}'
+
+
+def plain(prefix, name, sel):
+    return f'{prefix}n3telemetry_{name}{{{sel}}}'
+
+
+def t(expr, legend):
+    return {'expr': expr, 'legendFormat': legend}
+
+
+def heatmap(b, name, title):
+    b.panel('heatmap', title,
+            [dict(t(f'n3telemetry_{name}_ratio{{instance=~"$instance", model=~"$model", cpu!=""}}',
+                    '{{instance}} cpu{{cpu}}'), format='time_series')],
+            w=12, h=9, unit='percentunit',
+            desc='One row per CPU: needs per-CPU series on the hosts '
+                 '(n3tel textfile --scope all).',
+            extra={'options': {'calculate': False, 'yAxis': {'axisPlacement': 'left'},
+                               'color': {'scheme': 'Oranges', 'mode': 'scheme'},
+                               'cellGap': 1}})
+
+
+def build():
+    b = Board()
+    b.row('Fleet')
+    b.panel('timeseries', 'Fleet topdown level 1',
+            [t(ratio(':', n, FLEET), f'{label} {{{{model}}}}') for n, label in L1],
+            unit='percentunit', stack=True)
+    b.panel('timeseries', 'IPC: fleet and hosts',
+            [t(plain(':', 'ipc', FLEET), 'fleet {{model}}'),
+             t(plain('instance:', 'ipc', INST), '{{instance}}')])
+    b.panel('bargauge', 'Top $topn hosts: backend bound',
+            [dict(t(f'topk($topn, {ratio("instance:", "backend_bound", INST)})',
+                    '{{instance}}'), instant=True)], w=8, unit='percentunit')
+    b.panel('bargauge', 'Top $topn hosts: frontend bound',
+            [dict(t(f'topk($topn, {ratio("instance:", "frontend_bound", INST)})',
+                    '{{instance}}'), instant=True)], w=8, unit='percentunit')
+    b.panel('bargauge', 'Bottom $topn hosts: IPC',
+            [dict(t(f'bottomk($topn, {plain("instance:", "ipc", INST)})',
+                    '{{instance}}'), instant=True)], w=8)
+
+    b.row('Topdown level 1 by host')
+    for n, label in L1:
+        b.panel('timeseries', f'{label} by host',
+                [t(ratio('instance:', n, INST), '{{instance}}')], w=6, unit='percentunit')
+    heatmap(b, 'backend_bound', 'Backend bound per CPU')
+    heatmap(b, 'frontend_bound', 'Frontend bound per CPU')
+
+    b.row('Topdown level 2 (drill down: pick hosts above)')
+    b.panel('timeseries', 'Frontend bound, broken down',
+            [t(f'avg by (model) ({ratio("instance:", n, INST)})', n) for n in FRONTEND],
+            unit='percentunit', desc='Mean over the selected hosts. Neoverse N3 only.')
+    b.panel('timeseries', 'Backend bound, broken down',
+            [t(f'avg by (model) ({ratio("instance:", n, INST)})', n) for n in BACKEND],
+            unit='percentunit', desc='Mean over the selected hosts. Neoverse N3 only.')
+
+    b.row('Caches, TLBs, branches')
+    b.panel('timeseries', 'Cache MPKI (fleet)',
+            [t(plain(':', n, FLEET), f'{n} {{{{model}}}}') for n in CACHE_MPKI], w=8)
+    b.panel('timeseries', 'Cache miss ratios (fleet)',
+            [t(ratio(':', n, FLEET), f'{n} {{{{model}}}}') for n in CACHE_MISS], w=8,
+            unit='percentunit')
+    b.panel('timeseries', 'Cache MPKI by host',
+            [t(plain('instance:', n, INST), f'{{{{instance}}}} {n}') for n in CACHE_MPKI[1:]],
+            w=8)
+    b.panel('timeseries', 'TLB MPKI (fleet)',
+            [t(plain(':', n, FLEET), f'{n} {{{{model}}}}') for n in TLB_MPKI], w=8)
+    b.panel('timeseries', 'TLB walk and miss ratios (fleet)',
+            [t(ratio(':', n, FLEET), f'{n} {{{{model}}}}') for n in TLB_MISS], w=8,
+            unit='percentunit')
+    b.panel('timeseries', 'Branches (fleet): MPKI and mix',
+            [t(plain(':', n, FLEET), f'{n} {{{{model}}}}') for n in BRANCH] +
+            [t(ratio(':', n, FLEET), f'{n} {{{{model}}}}') for n in BRANCH_RATIO], w=8)
+
+    b.row('Collection health')
+    b.panel('timeseries', 'Exporter up and counters readable',
+            [t(f'min by (instance) (n3telemetry_up{{instance=~"$instance"}})', 'up {{instance}}'),
+             t(f'min by (instance) (n3telemetry_events_readable{{instance=~"$instance"}})',
+               'counters {{instance}}')], w=8)
+    b.panel('timeseries', 'Coverage: share of time each event was counted (mean per CPU)',
+            [t('instance_model_event:n3telemetry_event_counted_seconds:rate5m{' + INST + '}\n'
+               '/ on (instance, model) group_left ()\n'
+               'sum by (instance, model) (n3telemetry_cpus{' + INST + ', state="collecting"})',
+               '{{instance}} {{event}}')], w=8, unit='percentunit')
+    b.panel('timeseries', 'CPUs by state',
+            [t(f'sum by (instance, state) (n3telemetry_cpus{{{INST}}})',
+               '{{instance}} {{state}}')], w=8)
+    b.panel('timeseries', 'Lost slices per second',
+            [t(f'sum by (instance) (rate(n3telemetry_lost_slices_total{{{INST}, cpu=""}}[5m]))',
+               '{{instance}}')], w=8)
+
+    def var(name, query):
+        return {'name': name, 'type': 'query', 'datasource': DS, 'query': query,
+                'refresh': 2, 'includeAll': True, 'multi': True, 'allValue': '.*',
+                'current': {'text': 'All', 'value': '$__all'}}
+
+    return {
+        'title': 'n3telemetry: Neoverse topdown',
+        'uid': 'n3telemetry',
+        'schemaVersion': 39,
+        'version': 3,
+        'time': {'from': 'now-6h', 'to': 'now'},
+        'refresh': '1m',
+        'tags': ['n3telemetry', 'arm', 'topdown'],
+        'templating': {'list': [
+            {'name': 'datasource', 'type': 'datasource', 'query': 'prometheus'},
+            var('instance', 'label_values(n3telemetry_up, instance)'),
+            var('model', 'label_values(n3telemetry_slots, model)'),
+            {'name': 'topn', 'type': 'custom', 'query': '5,10,20',
+             'current': {'text': '10', 'value': '10'},
+             'options': [{'text': v, 'value': v, 'selected': v == '10'}
+                         for v in ('5', '10', '20')]},
+        ]},
+        'panels': b.panels,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('-o', dest='out')
+    a = ap.parse_args()
+    text = json.dumps(build(), indent=2) + '\n'
+    if a.out:
+        with open(a.out + '.tmp', 'w') as f:
+            f.write(text)
+        os.replace(a.out + '.tmp', a.out)
+    else:
+        print(text, end='')
+
+
+if __name__ == '__main__':
+    main()
