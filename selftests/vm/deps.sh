@@ -13,6 +13,7 @@ PKGS=(
 	linux-source-6.12
 	linux-kbuild-6.1
 	prometheus prometheus-node-exporter
+	systemd		# systemd-analyze verify/security of the unit (host/install.sh)
 	tmux curl
 )
 
