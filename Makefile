@@ -71,8 +71,8 @@ install: install-module install-n3tel install-data
 # the kernel's modules_install, then depmod on the tree installed into (never
 # modprobe: the build host need not be able to load the module)
 install-module: modules
-	@rel=$$(cat $(KDIR)/include/config/kernel.release); [ "$$rel" = "$(KVER)" ] || \
-		{ echo "KVER=$(KVER) but $(KDIR) is $$rel: give one of KDIR and KVER" >&2; exit 1; }
+	@rel=$$(cat $(KDIR)/include/config/kernel.release 2>/dev/null); [ "$$rel" = "$(KVER)" ] || \
+		{ echo "KVER=$(KVER) but KDIR=$(KDIR) is $${rel:-no configured kernel}: give one of them" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(MODROOT) \
 		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) DEPMOD=true modules_install
 	$(DEPMOD) -a -b $(or $(MODROOT),/) $(KVER)

@@ -119,6 +119,14 @@ t uninstall-mod-path-depmod-ran sh -c "test -f '$kmod/modules.dep' && ! grep -q 
 t uninstall-mod-path-keeps-kernel sh -c "cmp -s '$kdir/modules.builtin' '$kmod/modules.builtin' &&
 	cmp -s '$kdir/modules.order' '$kmod/modules.order' && test -d '$kmod/kernel'"
 
+# a KVER that is not KDIR's release is refused before anything is installed
+make -C "$src" "${cross[@]}" KVER=0.0-other DESTDIR="$out/wrong" install-module \
+	> "$out/wrong.out" 2> "$out/wrong.err"
+rc=$?
+t install-kver-mismatch-refused sh -c "test $rc != 0 && ! test -e '$out/wrong' &&
+	grep -qx 'KVER=0.0-other but KDIR=$kdir is $kver: give one of them' '$out/wrong.err'" ||
+	cat "$out/wrong.err"
+
 # 3. n3tel for this host, PREFIX=/usr and another textfile directory: the
 # unit names what was installed, and n3tel runs
 proot=$out/proot
@@ -162,7 +170,7 @@ dkms_read() {	# dkms_read VAR...: print VAR=value after sourcing dkms.conf
 		kernelver=$kver arch=aarch64 kernel_source_dir=$kdir
 		dkms_tree=/var/lib/dkms source_tree=/usr/src
 		. "$src/dkms.conf" || exit 1
-		for v in "$@"; do printf '%s=%s\n' "$v" "${!v}"; done
+		for v in "$@"; do printf '%s=%s\n' "$v" "${!v-}"; done
 	)
 }
 t dkms-conf-parses bash -n "$src/dkms.conf"
