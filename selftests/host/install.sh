@@ -4,7 +4,8 @@
 # installs into DESTDIR trees (module cross-built for the debug 6.12 arm64
 # tree in a copy of the source), checks every installed file, what depmod and
 # modprobe make of the module, the unit's paths, systemd-analyze verify and
-# security, and that uninstall leaves nothing.  Prints ok / not ok lines.
+# security, the unit's system call filter against n3tel's (strace), and that
+# uninstall leaves nothing.  Prints ok / not ok lines.
 # usage: install.sh [BUILDDIR]
 # N3T_KDIR=... uses another configured arm64 kernel tree.
 set -u
@@ -161,6 +162,61 @@ exposure=$(sed -n 's/.*Overall exposure level for n3tel-textfile.service: \([0-9
 echo "# systemd-analyze security: exposure ${exposure:-?}"
 t unit-security-exposure-at-most-2.0 awk -v e="$exposure" 'BEGIN { exit !(e != "" && e + 0 <= 2.0) }' ||
 	grep '✗' "$out/security.out" | head -20
+
+# n3tel textfile (this host's build, a fixture tree, two rounds, then
+# SIGTERM like systemctl stop) makes no system call the unit's
+# SystemCallFilter= refuses
+ref=${N3T_ARM_TELEMETRY:-$top/../shared/reference/arm-telemetry}
+N3T_ARM_TELEMETRY=$ref python3 "$src/selftests/host/mkfixture.py" "$out/fixture" good > /dev/null
+mkdir -p "$out/textfile"
+# shellcheck disable=SC2016
+strace -f -qq -o "$out/strace.txt" sh -c 'echo $$ > "$1"; shift; exec "$@"' sh "$out/n3tel.pid" \
+	"$vroot/bin/n3tel" --sysfs "$out/fixture" textfile --dir "$out/textfile" --every 1 \
+	> "$out/textfile.log" 2>&1 &
+spid=$!
+sleep 2.5
+kill -TERM "$(cat "$out/n3tel.pid")"
+wait "$spid"
+syscalls_allowed() {	# syscalls_allowed UNIT STRACE-LOG
+	python3 - "$@" <<'EOF'
+import re, subprocess, sys
+unit, log = sys.argv[1:]
+groups, cur = {}, None
+for line in subprocess.run(['systemd-analyze', 'syscall-filter'], capture_output=True,
+			   text=True, check=True).stdout.splitlines():
+	if line.startswith('@'):
+		cur = groups.setdefault(line.strip(), set())
+	elif cur is not None and line.strip() and not line.strip().startswith('#'):
+		cur.add(line.strip())
+def expand(names):
+	out = set()
+	for n in names:
+		out |= expand(groups[n]) if n.startswith('@') else {n}
+	return out
+allowed = expand({'@default'})	# systemd always allows @default
+for line in open(unit):
+	if line.startswith('SystemCallFilter='):
+		v = line.split('=', 1)[1].split()
+		if v[0].startswith('~'):
+			allowed -= expand({v[0][1:]} | set(v[1:]))
+		else:
+			allowed |= expand(v)
+# from n3tel's execve on (before it, the shell that wrote the pid)
+used, seen = set(), False
+for l in open(log):
+	seen = seen or re.match(r'\d+\s+execve\(".*/n3tel"', l) is not None
+	m = re.match(r'\d+\s+(\w+)\(', l)
+	if seen and m:
+		used.add(m.group(1))
+if not used or 'write' not in used:
+	sys.exit('no system call traced')
+refused = sorted(used - allowed)
+if refused:
+	sys.exit('refused by the filter: ' + ' '.join(refused))
+EOF
+}
+filter_ok() { test -s "$out/textfile/n3telemetry.prom" && syscalls_allowed "$vunit" "$out/strace.txt"; }
+t unit-syscall-filter-allows-n3tel filter_ok
 
 # 5. dkms.conf, read the way dkms reads it, and its MAKE line run in a fresh copy
 # dkms.conf uses the variables dkms sets before it sources the file
