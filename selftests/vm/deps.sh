@@ -13,6 +13,7 @@ PKGS=(
 	linux-source-6.12
 	linux-kbuild-6.1
 	prometheus prometheus-node-exporter
+	systemd strace	# systemd-analyze and the unit's syscall filter (host/install.sh)
 	tmux curl
 )
 
