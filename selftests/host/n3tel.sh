@@ -522,3 +522,28 @@ sleep 0.5
 kill -TERM $tp
 wait $tp
 t top-sigterm-exit-0 test $? = 0
+# in a terminal (script(1), 80x24): SIGTERM shows the cursor again, exit 0
+rm -f "$out/top.pid"
+script -q -e -c "stty cols 80 rows 24; echo \$\$ > '$out/top.pid'; TERM=xterm exec '$N3TEL' --sysfs '$out/good' top --delay 30" \
+	"$out/top.typescript" > /dev/null 2>&1 &
+sp=$!
+for _ in $(seq 30); do [ -s "$out/top.pid" ] && break; sleep 0.1; done
+sleep 0.5
+kill -TERM "$(cat "$out/top.pid")"
+wait $sp
+rc=$?
+t top-terminal-restored python3 - "$out/top.typescript" "$rc" <<'PY'
+import re, sys
+ts = open(sys.argv[1], 'rb').read()
+# hidden while running, shown again (colours reset) once SIGTERM ended it
+assert sys.argv[2] == '0' and b'\x1b[?25l' in ts
+assert ts.rindex(b'\x1b[0m\x1b[?25h') > ts.rindex(b'\x1b[?25l')
+PY
+t top-terminal-80-columns python3 - "$out/top.typescript" <<'PY'
+import re, sys
+ts = open(sys.argv[1], 'rb').read().decode()
+lines = [re.sub(r'\x1b\[[0-9;?]*[A-Za-z]', '', l).rstrip('\r') for l in ts.split('\n')]
+lines = [l for l in lines if not l.startswith('Script ')]
+assert max(map(len, lines)) <= 80 and any(len(l) == 80 for l in lines)
+assert 'L2-MPKI' in ts and 'LLC-MPKI' not in ts
+PY

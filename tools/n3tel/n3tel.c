@@ -2026,6 +2026,13 @@ static void top_quit(int sig)
 	_exit(0);
 }
 
+/* an error ends top: the cursor comes back */
+static void top_show_cursor(void)
+{
+	fputs("\033[0m\033[?25h", stdout);
+	fflush(stdout);
+}
+
 /* the terminal's size; 0 (no limit) when stdout is not a terminal */
 static void term_size(int *cols, int *rows)
 {
@@ -2449,8 +2456,10 @@ int main(int argc, char **argv)
 		sigaction(SIGINT, &quit, NULL);
 		sigaction(SIGTERM, &quit, NULL);
 		sigaction(SIGWINCH, &winch, NULL);	/* no SA_RESTART: wakes the sleep */
-		if (color)
+		if (color) {
 			fputs("\033[?25l", stdout);	/* no cursor; top_quit() restores it */
+			atexit(top_show_cursor);
+		}
 		for (int i = 0; !iterations || i < iterations; i++) {
 			unsigned int interval_ms = 1000;
 
@@ -2469,8 +2478,6 @@ int main(int argc, char **argv)
 			top_sleep(delay ? delay : (interval_ms < 1000 ? 1000 : interval_ms) / 1000.0,
 				  root, src, color);
 		}
-		if (color)
-			fputs("\033[?25h", stdout);
 	}
 	if (fflush(stdout) || ferror(stdout))
 		die("write error: %s", strerror(errno));
