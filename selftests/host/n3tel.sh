@@ -198,8 +198,9 @@ sel = set(rd('groups')[0].split())
 metrics = {m for l in rd('models', model, 'groups') for m in l.split()[2:] if l.split()[0] in sel}
 events = len(rd('system', 'events'))
 cpus = [d for d in os.listdir(root) if d.startswith('cpu') and d[3:].isdigit()]
-# up, events_readable, slots, 5 states of n3telemetry_cpus, interval, lost slices
-fixed = 2 + 1 + 5 + 1 + 1
+# up, events_readable; per model slots and 5 states of n3telemetry_cpus;
+# system/'s interval and lost slices
+fixed = 2 + 6 * len(rd('cpu_model')) + 2
 view = 2 * events + len(metrics)
 n = fixed
 if scope in ('system', 'all'):
@@ -216,6 +217,7 @@ t big-default-series-bounded test "$(series "$out/big.prom")" -le 300
 t big-all-series-exact test "$(series "$out/big-all.prom")" = "$(expected "$out/big" all)"
 t big-default-equals-4cpu-size test "$(series "$out/big.prom")" = "$(series "$golden/export-prometheus")"
 echo "# 192 CPUs: $(series "$out/big.prom") series by default (expected $want), $(series "$out/big-all.prom") with --scope all"
+t hetero-default-series-exact sh -c "test \$('$N3TEL' --sysfs '$out/hetero' export --format prometheus | grep -c '^n3telemetry_') = $(expected "$out/hetero" system)"
 t big-promtool sh -c "promtool check metrics < '$out/big.prom' && promtool check metrics < '$out/big-all.prom'"
 # every selectable group, system scope: still within the bound
 fxn bigall 192 all-groups
