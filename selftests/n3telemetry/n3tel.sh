@@ -66,6 +66,23 @@ for m in frontend_bound backend_bound retiring bad_speculation; do
 done
 n3tel show --cpu system --group general > /tmp/show-sys.txt
 expect_eq show-system-ipc "$(value $N3T/system/general ipc)" "$(awk '$1 == "ipc" { print $2 }' /tmp/show-sys.txt)"
+# a CPU offline has no directory: n3tel leaves it out, and counts it out
+CPUS=/sys/devices/system/cpu
+if echo 0 > $CPUS/cpu3/online; then
+	check offline-export sh -c "n3tel export --format prometheus --scope all --max-series 10000 > /tmp/off.prom &&
+		! grep -q 'cpu=\"3\"' /tmp/off.prom && grep -q 'cpu=\"2\"' /tmp/off.prom &&
+		grep -qx 'n3telemetry_cpus{model=\"neoverse-n3\",state=\"collecting\"} 3' /tmp/off.prom"
+	check offline-text-csv sh -c "n3tel --text export --format csv --scope all > /tmp/off.csv &&
+		! grep -q '^cpu,3,' /tmp/off.csv && grep -q '^cpu,2,' /tmp/off.csv"
+	check offline-top sh -c "n3tel top --iterations 1 > /tmp/off.top && test \$(grep -c '^cpu[0-9]' /tmp/off.top) = 3"
+	err=$(n3tel show --cpu 3 2>&1 > /dev/null)
+	check offline-show-named-cpu-error sh -c "! n3tel show --cpu 3 > /dev/null 2>&1"
+	expect_eq offline-show-named-cpu-message "n3tel: no CPU 3 in /sys/kernel/n3telemetry (see its cpuN directories; offline CPUs have none)" "$err"
+	echo 1 > $CPUS/cpu3/online
+	check online-again-top sh -c "n3tel top --iterations 1 > /tmp/on.top && test \$(grep -c '^cpu[0-9]' /tmp/on.top) = 4"
+else
+	check cpu3-offline false
+fi
 tp_teardown
 check n3tel-module-gone sh -c "! n3tel show 2>/tmp/err.txt && grep -q 'not loaded' /tmp/err.txt"
 check textfile-module-gone-up-0 sh -c "! n3tel textfile --dir /tmp/tf 2> /dev/null && grep -qx 'n3telemetry_up 0' /tmp/tf/n3telemetry.prom &&
