@@ -79,6 +79,26 @@ if echo 0 > $CPUS/cpu3/online; then
 	check offline-show-named-cpu-error sh -c "! n3tel show --cpu 3 > /dev/null 2>&1"
 	expect_eq offline-show-named-cpu-message "n3tel: no CPU 3 in /sys/kernel/n3telemetry (see its cpuN directories; offline CPUs have none)" "$err"
 	echo 1 > $CPUS/cpu3/online
+	# CPUs going on- and offline while n3tel reads: never an error
+	( i=0; while [ $i -lt 60 ]; do echo 0 > $CPUS/cpu3/online; echo 1 > $CPUS/cpu3/online;
+		echo 0 > $CPUS/cpu2/online; echo 1 > $CPUS/cpu2/online; i=$((i + 1)); done ) &
+	flip=$!
+	fails=0 runs=0
+	while kill -0 $flip 2> /dev/null; do
+		n3tel --text export --format csv --scope all > /dev/null 2>> /tmp/hp.err || fails=$((fails + 1))
+		n3tel export --format prometheus --scope all --max-series 10000 > /dev/null 2>> /tmp/hp.err ||
+			fails=$((fails + 1))
+		n3tel --text top --iterations 1 > /dev/null 2>> /tmp/hp.err || fails=$((fails + 1))
+		n3tel --text textfile --dir /tmp/tf 2>> /tmp/hp.err || fails=$((fails + 1))
+		runs=$((runs + 4))
+	done
+	wait $flip
+	echo 1 > $CPUS/cpu2/online 2> /dev/null
+	echo 1 > $CPUS/cpu3/online 2> /dev/null
+	[ $fails = 0 ] || head -5 /tmp/hp.err | sed 's/^/# /'
+	echo "# $runs n3tel runs during 120 CPU offline/online cycles"
+	expect_eq hotplug-reads-never-fail 0 "$fails"
+	check hotplug-reads-ran test $runs -ge 8
 	check online-again-top sh -c "n3tel top --iterations 1 > /tmp/on.top && test \$(grep -c '^cpu[0-9]' /tmp/on.top) = 4"
 else
 	check cpu3-offline false

@@ -457,18 +457,55 @@ static void load_models_text(struct tree *t)
 }
 
 /*
- * A cpuN directory that went away since it was listed (the CPU went
- * offline): its files give ENOENT, or ENODEV when removed while open.
+ * A CPU going offline or online changes its cpuN directory under a reader:
+ * its group files appear after the directory and go before it (ENOENT with
+ * the directory there), a file being removed gives ENODEV, and at last the
+ * directory is gone.  vanished(): whether @dir went away, or is going.
  */
 static bool vanished(const struct tree *t, const char *dir, int err)
 {
 	char path[4096];
 	struct stat st;
 
-	if ((err != ENOENT && err != ENODEV) || !strcmp(dir, "system"))
+	if (!strcmp(dir, "system"))
+		return false;
+	if (err == ENODEV)
+		return true;
+	if (err != ENOENT)
 		return false;
 	snprintf(path, sizeof(path), "%s/%s", t->root, dir);
 	return stat(path, &st) && errno == ENOENT;
+}
+
+/*
+ * Read a file of a cpuN or system directory.  A file missing from a cpuN
+ * directory that is there is looked for again for about 100 ms (the CPU
+ * may be coming online or going offline).  NULL with *gone if the directory
+ * went away meanwhile, NULL with errno set on any other failure.
+ */
+static char *dir_read(const struct tree *t, const char *dir, const char *name, bool *gone)
+{
+	char path[4096];
+	char *s;
+
+	*gone = false;
+	snprintf(path, sizeof(path), "%s/%s/%s", t->root, dir, name);
+	for (int tries = 0;; tries++) {
+		int err;
+
+		s = slurp(path, NULL);
+		if (s)
+			return s;
+		err = errno;
+		if (vanished(t, dir, err)) {
+			*gone = true;
+			return NULL;
+		}
+		errno = err;
+		if (err != ENOENT || !strcmp(dir, "system") || tries == 5)
+			return NULL;
+		usleep(20000);
+	}
 }
 
 /*
@@ -477,13 +514,11 @@ static bool vanished(const struct tree *t, const char *dir, int err)
  */
 static char *dir_slurp(const struct tree *t, const char *dir, const char *name)
 {
-	char path[4096];
-	char *s;
+	bool gone;
+	char *s = dir_read(t, dir, name, &gone);
 
-	snprintf(path, sizeof(path), "%s/%s/%s", t->root, dir, name);
-	s = slurp(path, NULL);
-	if (!s && !vanished(t, dir, errno))
-		die("cannot read %s: %s", path, strerror(errno));
+	if (!s && !gone)
+		die("cannot read %s/%s/%s: %s", t->root, dir, name, strerror(errno));
 	return s;
 }
 
@@ -551,6 +586,7 @@ static bool load_state(const struct tree *t, struct view *v, const char *dir)
 static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool full)
 {
 	const struct model *md;
+	bool gone;
 	char rel[256];
 	char *s, *p, *line;
 
@@ -603,9 +639,9 @@ static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool 
 		return true;
 
 	snprintf(rel, sizeof(rel), "%s/%s/events", t->root, dir);
-	s = slurp(rel, NULL);
+	s = dir_read(t, dir, "events", &gone);
 	if (!s) {
-		if (vanished(t, dir, errno))
+		if (gone)
 			return false;
 		if (errno != EACCES && errno != EPERM)
 			die("cannot read %s: %s", rel, strerror(errno));
