@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """Write a fixture /sys/kernel/n3telemetry tree for n3tel's host tests.
 
-usage: mkfixture.py DIR [VARIANT] [MODEL ...]
+usage: mkfixture.py [--cpus N] DIR [VARIANT] [MODEL ...]
 
 MODEL is the name of one of Arm's telemetry descriptions (neoverse-n3, the
 default, neoverse-v2, neoverse-n1, ...), read from $N3T_ARM_TELEMETRY
 (default ../shared/reference/arm-telemetry next to the tree) with
 tools/models/gen_models.py's own loader, so the names, codes, units, groups
 and default selection are the ones the module's tables are generated from.
-With several models the four CPUs are split between them in order (two:
-cpu0-1 the first, cpu2-3 the second), a heterogeneous system.
+With several models the CPUs (four, or N with --cpus) are split between
+them in order (two: cpu0-1 the first, cpu2-3 the second), a heterogeneous
+system.  cpu2 has published no interval yet (idle: nan, counts 0).  system/
+is the module's: the first model's CPUs, with the cumulative counts and
+lost slices summed over them.
 
 The tree is written both as text (the sysfs files, values rounded like the
 module prints them) and as the binary snapshot (uapi/linux/n3telemetry.h,
@@ -31,10 +34,15 @@ import gen_models  # noqa: E402
 
 ref = os.environ.get('N3T_ARM_TELEMETRY',
                      os.path.join(top, '..', 'shared', 'reference', 'arm-telemetry'))
-root = sys.argv[1]
-variant = sys.argv[2] if len(sys.argv) > 2 else 'good'
-names = sys.argv[3:] or ['neoverse-n3']
-CPUS = [0, 1, 2, 3]
+args = sys.argv[1:]
+ncpus = 4
+if args[:1] == ['--cpus']:
+    ncpus = int(args[1])
+    args = args[2:]
+root = args[0]
+variant = args[1] if len(args) > 1 else 'good'
+names = args[2:] or ['neoverse-n3']
+CPUS = list(range(ncpus))
 IDLE = 2          # no interval published yet
 MAX = 96          # N3T_SNAP_MAX_EVENTS, N3T_SNAP_MAX_METRICS
 
@@ -73,12 +81,19 @@ class Model:
               'retiring': [41500000, 20125000, 0, 40000000],
               'bad_speculation': [3110000, 7375000, 0, 6250000]}
         if name in l1:
-            return l1[name][cpu]
+            return l1[name][cpu % 4]
         if name == 'll_cache_read_hit_ratio' and cpu == 3:
             return None          # an undefined value on a live CPU
         return (cpu + 1) * 1000003 * (i + 7) % 97000000 + 1500
 
     def counts(self, cpu, e):
+        """cumulative count and counted ns; system (None): the sum over the
+        first model's CPUs, as the module's system/events"""
+        if cpu is None:
+            cs = [self.counts(c, e) for c in CPUS if cpu_model[c] == 0]
+            return sum(c for c, _ in cs), sum(n for _, n in cs)
+        if cpu == IDLE:
+            return 0, 0
         i = self.events.index(e)
         return (cpu + 1) * 1000000000 + i * 12345, (cpu + 1) * 900000000 + i
 
@@ -137,12 +152,14 @@ for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
             lines.append(f'{x} {fmt(v, decimals(m.metrics[i][1]))}')
         put(f'{d}/{g}', '\n'.join(lines) + '\n')
     idle = cpu == IDLE
+    # system/: lost slices summed over the first model's CPUs that published
+    lost = cpu if cpu is not None else sum(c for c in CPUS if cpu_model[c] == 0 and c != IDLE)
     put(f'{d}/status', f'seq {0 if idle else 42}\nend_ns {0 if idle else 84000000000}\n'
-        f'interval_ns {0 if idle else 1000000000}\nlost_slices {cpu or 0}\n'
+        f'interval_ns {0 if idle else 1000000000}\nlost_slices {lost}\n'
         + ('state collecting\n' if cpu is not None else
-           'cpus_collecting 4\ncpus_isolated 0\ncpus_failed 0\n') +
+           f'cpus_collecting {len(CPUS)}\ncpus_isolated 0\ncpus_failed 0\ncpus_unsupported 0\n') +
         f'set0_coverage {"0.00" if idle else "99.50"}\nset0_lost 0\n')
-    put(f'{d}/events', ''.join(f'{e} {m.counts(cpu or 0, e)[0]} {m.counts(cpu or 0, e)[1]}\n'
+    put(f'{d}/events', ''.join(f'{e} {m.counts(cpu, e)[0]} {m.counts(cpu, e)[1]}\n'
                                for e in sorted(m.used, key=m.events.index)))
 
 if variant == 'malformed':

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * n3tel - read n3telemetry: a table or tree for people (show), a live view
- * (top), one scrape as Prometheus text or JSON (export), and the
+ * (top), one scrape as Prometheus text, JSON or CSV (export), and the
  * node_exporter textfile collector (textfile).
  *
  * Nothing about a core is compiled in: the models (names, slot counts,
@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,7 +33,7 @@
 
 #define DEFAULT_SYSFS	"/sys/kernel/n3telemetry"
 #define DEFAULT_DEVICE	"/dev/n3telemetry"	/* the binary snapshot */
-#define MAX_FILE	(1 << 20)
+#define MAX_FILE	(64 << 20)	/* a snapshot of 4096 CPUs is about 10 MiB */
 #define FIXED_SCALE	1000000LL
 #define MAX_EVENTS	N3T_SNAP_MAX_EVENTS
 #define MAX_METRICS	N3T_SNAP_MAX_METRICS
@@ -39,6 +41,11 @@
 #define MAX_MODELS	16
 #define NAME_LEN	64
 #define VALUE_BUF	48
+#define MAX_SERIES	300		/* default --max-series */
+
+#ifndef N3TEL_VERSION
+#define N3TEL_VERSION	"unknown"
+#endif
 
 struct metric {
 	char name[NAME_LEN];
@@ -74,7 +81,8 @@ struct view {
 	uint32_t lost;
 	int64_t value[MAX_METRICS];
 	bool valid[MAX_METRICS];
-	bool have_events;
+	bool have_events;		/* events readable (root) */
+	char state[64];			/* cpuN/status "state": collecting, isolated, ... */
 	bool listed[MAX_EVENTS];
 	uint64_t count[MAX_EVENTS], ns[MAX_EVENTS];
 };
@@ -86,24 +94,32 @@ struct tree {
 	int nr_models;
 	struct model *model;
 	int nr;
-	struct view *v;
+	struct view *v;			/* CPUs by number, then system/ (cpu -1) if loaded */
+	int events_errno;		/* why an events file could not be read, 0 if it could */
+	char events_path[256];
 };
 
 static const char *prog = "n3tel";
 
-static void __attribute__((format(printf, 1, 2))) die(const char *fmt, ...)
+/* textfile catches errors to write n3telemetry_up 0 instead of exiting */
+static jmp_buf *die_jmp;
+static char die_msg[1024];
+
+static void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(die_msg, sizeof(die_msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (die_jmp)
+		longjmp(*die_jmp, 1);
+	fflush(stdout);
+	fprintf(stderr, "%s: %s\n", prog, die_msg);
 	exit(1);
 }
 
-/* Read a whole file; NULL with errno set on failure. */
+/* Read a whole file; NULL with errno set on failure (EFBIG beyond MAX_FILE). */
 static char *slurp(const char *path, size_t *len)
 {
 	size_t cap = 8192, n = 0;
@@ -125,14 +141,19 @@ static char *slurp(const char *path, size_t *len)
 		if (n == cap) {
 			char *nb;
 
+			/* never a silently truncated file: grow, or fail */
 			if (cap >= MAX_FILE) {
 				errno = EFBIG;
+				r = -1;
 				break;
 			}
 			cap *= 2;
 			nb = realloc(buf, cap + 1);
-			if (!nb)
+			if (!nb) {
+				errno = ENOMEM;
+				r = -1;
 				break;
+			}
 			buf = nb;
 		}
 	}
@@ -435,7 +456,79 @@ static void load_models_text(struct tree *t)
 		mark_selected(&t->model[m]);
 }
 
-/* The model of a directory: its cpu_model file; system/ has the first model. */
+/*
+ * A CPU going offline or online changes its cpuN directory under a reader:
+ * its group files appear after the directory and go before it (ENOENT with
+ * the directory there), a file being removed gives ENODEV, and at last the
+ * directory is gone.  vanished(): whether @dir went away, or is going.
+ */
+static bool vanished(const struct tree *t, const char *dir, int err)
+{
+	char path[4096];
+	struct stat st;
+
+	if (!strcmp(dir, "system"))
+		return false;
+	if (err == ENODEV)
+		return true;
+	if (err != ENOENT)
+		return false;
+	snprintf(path, sizeof(path), "%s/%s", t->root, dir);
+	return stat(path, &st) && errno == ENOENT;
+}
+
+/*
+ * Read a file of a cpuN or system directory.  A file missing from a cpuN
+ * directory that is there is looked for again for about 100 ms (the CPU
+ * may be coming online or going offline).  NULL with *gone if the directory
+ * went away meanwhile, NULL with errno set on any other failure.
+ */
+static char *dir_read(const struct tree *t, const char *dir, const char *name, bool *gone)
+{
+	char path[4096];
+	char *s;
+
+	*gone = false;
+	snprintf(path, sizeof(path), "%s/%s/%s", t->root, dir, name);
+	for (int tries = 0;; tries++) {
+		int err;
+
+		s = slurp(path, NULL);
+		if (s)
+			return s;
+		err = errno;
+		if (vanished(t, dir, err)) {
+			*gone = true;
+			return NULL;
+		}
+		errno = err;
+		if (err != ENOENT || !strcmp(dir, "system") || tries == 5)
+			return NULL;
+		usleep(20000);
+	}
+}
+
+/*
+ * A file of a cpuN or system directory; NULL if the directory vanished
+ * (see vanished()), exits on any other error.
+ */
+static char *dir_slurp(const struct tree *t, const char *dir, const char *name)
+{
+	bool gone;
+	char *s = dir_read(t, dir, name, &gone);
+
+	if (!s && !gone)
+		die("cannot read %s/%s/%s: %s", t->root, dir, name, strerror(errno));
+	return s;
+}
+
+#define DIR_UNSUPPORTED	-1	/* a CPU of a core no table describes */
+#define DIR_VANISHED	-2
+
+/*
+ * The model of a directory: its cpu_model file ("unsupported" for a core
+ * no table describes); system/ has the first model.
+ */
 static int dir_model(const struct tree *t, const char *dir)
 {
 	char path[4096], name[NAME_LEN];
@@ -445,6 +538,8 @@ static int dir_model(const struct tree *t, const char *dir)
 	snprintf(path, sizeof(path), "%s/%s/cpu_model", t->root, dir);
 	s = slurp(path, NULL);
 	if (!s) {
+		if (vanished(t, dir, errno))
+			return DIR_VANISHED;
 		if (errno != ENOENT)
 			die("cannot read %s: %s", path, strerror(errno));
 		if (!strcmp(dir, "system")) {
@@ -460,25 +555,50 @@ static int dir_model(const struct tree *t, const char *dir)
 			return 0;
 		die("cannot read %s: %s", path, strerror(ENOENT));
 	}
-	if (sscanf(s, "%63s", name) != 1 || (m = model_by_name(t, name)) < 0)
+	if (sscanf(s, "%63s", name) == 1 && !strcmp(name, "unsupported"))
+		m = DIR_UNSUPPORTED;
+	else if (sscanf(s, "%63s", name) != 1 || (m = model_by_name(t, name)) < 0)
 		die("%s names \"%s\", a model not described by the module", path,
 		    strtok(s, "\n") ? s : "");
 	free(s);
 	return m;
 }
 
-/* One directory (cpuN or system) from its text files. */
-static void load_text_dir(const struct tree *t, struct view *v, const char *dir)
+/* The state line of a cpuN/status; false if the directory vanished. */
+static bool load_state(const struct tree *t, struct view *v, const char *dir)
+{
+	char *s = dir_slurp(t, dir, "status"), *p = s, *line;
+
+	if (!s)
+		return false;
+	while ((line = next_line(&p)))
+		if (sscanf(line, "state %63s", v->state) == 1)
+			break;
+	free(s);
+	return true;
+}
+
+/*
+ * One directory (cpuN or system) from its text files: its model and status,
+ * and with @full its metrics and events.  False if it vanished meanwhile (a
+ * CPU going offline), so the caller skips it this round.
+ */
+static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool full)
 {
 	const struct model *md;
-	char rel[256], path[4096];
+	bool gone;
+	char rel[256];
 	char *s, *p, *line;
 
 	v->model = dir_model(t, dir);
-	md = &t->model[v->model];
-	for (int g = 0; g < md->nr_groups; g++) {
+	if (v->model == DIR_VANISHED)
+		return false;
+	md = v->model >= 0 ? &t->model[v->model] : NULL;
+	for (int g = 0; full && md && g < md->nr_groups; g++) {
 		snprintf(rel, sizeof(rel), "%s/%s", dir, md->group[g].name);
-		p = s = must_slurp(t, rel);
+		p = s = dir_slurp(t, dir, md->group[g].name);
+		if (!s)
+			return false;
 		while ((line = next_line(&p))) {
 			char name[64], val[64], extra;
 			int m;
@@ -491,7 +611,9 @@ static void load_text_dir(const struct tree *t, struct view *v, const char *dir)
 		free(s);
 	}
 	snprintf(rel, sizeof(rel), "%s/status", dir);
-	p = s = must_slurp(t, rel);
+	p = s = dir_slurp(t, dir, "status");
+	if (!s)
+		return false;
 	while ((line = next_line(&p))) {
 		char name[64], word[64];
 		unsigned long long n = 0;
@@ -508,16 +630,25 @@ static void load_text_dir(const struct tree *t, struct view *v, const char *dir)
 			v->interval_ns = n;
 		else if (!strcmp(name, "lost_slices"))
 			v->lost = n;
+		else if (!strcmp(name, "state"))
+			snprintf(v->state, sizeof(v->state), "%s", word);
 	}
 	free(s);
 	v->have = v->seq > 0;
+	if (!full || !md)
+		return true;
 
-	snprintf(path, sizeof(path), "%s/%s/events", t->root, dir);
-	s = slurp(path, NULL);
+	snprintf(rel, sizeof(rel), "%s/%s/events", t->root, dir);
+	s = dir_read(t, dir, "events", &gone);
 	if (!s) {
-		if (errno != EACCES)
-			die("cannot read %s: %s", path, strerror(errno));
-		return;		/* raw counts are root-only */
+		if (gone)
+			return false;
+		if (errno != EACCES && errno != EPERM)
+			die("cannot read %s: %s", rel, strerror(errno));
+		/* raw counts are root-only */
+		t->events_errno = errno;
+		snprintf(t->events_path, sizeof(t->events_path), "%s", rel);
+		return true;
 	}
 	v->have_events = true;
 	p = s;
@@ -528,12 +659,13 @@ static void load_text_dir(const struct tree *t, struct view *v, const char *dir)
 
 		if (sscanf(line, "%63s %llu %llu %c", name, &c, &ns, &extra) != 3 ||
 		    (e = event_by_name(md, name)) < 0)
-			die("malformed line in %s: \"%s\"", path, line);
+			die("malformed line in %s: \"%s\"", rel, line);
 		v->listed[e] = true;
 		v->count[e] = c;
 		v->ns[e] = ns;
 	}
 	free(s);
+	return true;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -541,36 +673,68 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-static void load_text(struct tree *t, bool with_system)
+/* what load() reads */
+#define LOAD_SYSTEM	0x1	/* system/, as the last view (cpu -1) */
+#define LOAD_CPUS	0x2	/* every CPU's metrics and events */
+#define LOAD_STATES	0x4	/* every CPU's model and state only */
+
+/* the CPUs listed in the tree, sorted; returns how many */
+static int list_cpus(const struct tree *t, int **cpus)
 {
 	DIR *d = opendir(t->root);
 	struct dirent *de;
-	int cpus[4096], n = 0;
-	char dir[32];
+	int n = 0, cap = 64;
 
 	if (!d)
 		die("cannot open %s: %s", t->root, strerror(errno));
+	*cpus = malloc(cap * sizeof(**cpus));
+	if (!*cpus)
+		die("out of memory");
 	while ((de = readdir(d))) {
 		int c;
 		char extra;
 
-		if (sscanf(de->d_name, "cpu%d%c", &c, &extra) == 1 && n < 4096)
-			cpus[n++] = c;
+		if (sscanf(de->d_name, "cpu%d%c", &c, &extra) != 1 || c < 0)
+			continue;
+		if (n == cap) {
+			int *nc = realloc(*cpus, (cap *= 2) * sizeof(**cpus));
+
+			if (!nc)
+				die("out of memory");
+			*cpus = nc;
+		}
+		(*cpus)[n++] = c;
 	}
 	closedir(d);
-	qsort(cpus, n, sizeof(int), cmp_int);
+	qsort(*cpus, n, sizeof(int), cmp_int);
+	return n;
+}
+
+static void load_text(struct tree *t, unsigned int what)
+{
+	int *cpus, n = list_cpus(t, &cpus);
+	char dir[32];
+
 	t->v = calloc(n + 1, sizeof(*t->v));
 	if (!t->v)
 		die("out of memory");
-	for (int i = 0; i < n; i++) {
-		t->v[i].cpu = cpus[i];
-		snprintf(dir, sizeof(dir), "cpu%d", cpus[i]);
-		load_text_dir(t, &t->v[i], dir);
-	}
-	t->nr = n;
-	if (with_system) {
-		t->v[n].cpu = -1;
-		load_text_dir(t, &t->v[n], "system");
+	t->nr = 0;
+	if (what & (LOAD_CPUS | LOAD_STATES))
+		for (int i = 0; i < n; i++) {
+			struct view *v = &t->v[t->nr];
+
+			memset(v, 0, sizeof(*v));
+			v->cpu = cpus[i];
+			snprintf(dir, sizeof(dir), "cpu%d", cpus[i]);
+			/* a CPU that went offline since the listing is left out */
+			if (load_text_dir(t, v, dir, what & LOAD_CPUS))
+				t->nr++;
+		}
+	free(cpus);
+	if (what & LOAD_SYSTEM) {
+		memset(&t->v[t->nr], 0, sizeof(t->v[t->nr]));
+		t->v[t->nr].cpu = -1;
+		load_text_dir(t, &t->v[t->nr], "system", true);
 		t->nr++;
 	}
 	t->source = "text";
@@ -921,7 +1085,7 @@ static int load_snapshot(struct tree *t)
 
 enum source { SRC_AUTO, SRC_TEXT, SRC_SNAPSHOT };
 
-static void load(struct tree *t, enum source src, bool with_system)
+static void load(struct tree *t, enum source src, unsigned int what)
 {
 	char path[4096];
 	char *s;
@@ -933,12 +1097,26 @@ static void load(struct tree *t, enum source src, bool with_system)
 		    path, strerror(errno));
 	free(s);
 	if (src != SRC_TEXT && load_snapshot(t)) {
-		if (with_system) {
+		int k = 0;
+
+		/* the snapshot has no state: cpuN/status has (offline: left out) */
+		for (int i = 0; i < t->nr; i++) {
+			char dir[32];
+
+			snprintf(dir, sizeof(dir), "cpu%d", t->v[i].cpu);
+			if (!(what & LOAD_STATES) || load_state(t, &t->v[i], dir))
+				t->v[k++] = t->v[i];
+		}
+		t->nr = k;
+		if (!(what & (LOAD_CPUS | LOAD_STATES)))
+			t->nr = 0;
+		if (what & LOAD_SYSTEM) {
 			/* the module publishes system/ as text only */
 			struct view *v = &t->v[t->nr];
 
+			memset(v, 0, sizeof(*v));
 			v->cpu = -1;
-			load_text_dir(t, v, "system");
+			load_text_dir(t, v, "system", true);
 			t->nr++;
 		}
 		return;
@@ -948,7 +1126,7 @@ static void load(struct tree *t, enum source src, bool with_system)
 		die("cannot read %s (root only)", path);
 	}
 	load_models_text(t);
-	load_text(t, with_system);
+	load_text(t, what);
 }
 
 static const char *fmt_metric(char *buf, size_t n, const struct tree *t,
@@ -984,13 +1162,52 @@ static bool want_cpu(const char *list, int cpu)
 	return ok;
 }
 
+/* a list of CPU numbers and ranges (0-3,8), or system */
 static void check_cpu_list(const char *list)
 {
+	char *dup, *save = NULL;
+
 	if (!list || !strcmp(list, "system"))
 		return;
+	dup = strdup(list);
+	if (!dup)
+		die("out of memory");
 	for (const char *p = list; *p; p++)
 		if (!strchr("0123456789,-", *p))
 			die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int a, b, n = 0;
+
+		if ((sscanf(tok, "%d-%d%n", &a, &b, &n) == 2 && !tok[n] && a <= b) ||
+		    (sscanf(tok, "%d%n", &a, &n) == 1 && !tok[n]))
+			continue;
+		die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+	}
+	if (list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
+		die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+	free(dup);
+}
+
+/* every CPU and range of the list names CPUs the module publishes */
+static void check_cpus_exist(const char *list, const struct tree *t)
+{
+	char *dup, *save = NULL;
+
+	if (!list || !strcmp(list, "system"))
+		return;
+	dup = strdup(list);
+	if (!dup)
+		die("out of memory");
+	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		bool found = false;
+
+		for (int i = 0; i < t->nr && !found; i++)
+			found = t->v[i].cpu >= 0 && want_cpu(tok, t->v[i].cpu);
+		if (!found)
+			die("no CPU %s in %s (see its cpuN directories; offline CPUs have none)",
+			    tok, t->root);
+	}
+	free(dup);
 }
 
 static void show_metric(const struct tree *t, const struct view *v, int m, int indent)
@@ -1067,6 +1284,17 @@ static void show_view(const struct tree *t, const struct view *v, uint32_t group
 
 /* --- export --- */
 
+enum { SCOPE_SYSTEM = 1, SCOPE_CPU = 2, SCOPE_ALL = 3 };
+
+/* what an export holds: --scope, --group, --metric */
+struct selection {
+	unsigned int scope;
+	bool every_metric;		/* no --group/--metric: every metric (JSON, CSV) */
+	int nr_groups, nr_metrics;
+	const char *group[MAX_GROUPS * 2];
+	const char *metric[MAX_METRICS * 2];
+};
+
 /* v / 10^k as a decimal string */
 static void put_fixed(FILE *o, int64_t v, int k)
 {
@@ -1096,86 +1324,295 @@ static void prom_name(char *buf, size_t n, const struct metric *m)
 	}
 }
 
+/* an event's family: n3telemetry_event_<lower-case name><suffix> */
+static void prom_event_name(char *buf, size_t n, const char *event, const char *suffix)
+{
+	size_t k = snprintf(buf, n, "n3telemetry_event_");
+
+	for (; *event && k + 1 < n; event++, k++)
+		buf[k] = (*event >= 'A' && *event <= 'Z') ? *event - 'A' + 'a' :
+			 ((*event >= 'a' && *event <= 'z') || (*event >= '0' && *event <= '9')) ?
+			 *event : '_';
+	buf[k] = 0;
+	snprintf(buf + k, n - k, "%s", suffix);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The selected metrics of every model, by name, sorted, each once. */
-static int selected_names(const struct tree *t, const char **names)
+static int cmp_str_nocase(const void *a, const void *b)
 {
-	int n = 0, k = 0;
+	return strcasecmp(*(const char *const *)a, *(const char *const *)b);
+}
 
-	for (int m = 0; m < t->nr_models; m++)
-		for (int i = 0; i < t->model[m].nr_metrics; i++)
-			if (t->model[m].selected[i])
-				names[n++] = t->model[m].metric[i].name;
-	qsort(names, n, sizeof(*names), cmp_str);
+/* sort and keep each name once; returns how many are left */
+static int uniq(const char **names, int n, int (*cmp)(const void *, const void *))
+{
+	int k = 0;
+
+	qsort(names, n, sizeof(*names), cmp);
 	for (int i = 0; i < n; i++)
-		if (!k || strcmp(names[k - 1], names[i]))
+		if (!k || cmp(&names[k - 1], &names[i]))
 			names[k++] = names[i];
 	return k;
 }
 
-static void export_prom(FILE *o, const struct tree *t)
+/* --group and --metric name groups and metrics some model has */
+static void check_selection(const struct selection *sel, const struct tree *t)
 {
-	const char **names = calloc(MAX_MODELS * MAX_METRICS, sizeof(*names));
-	char name[128];
-	bool events = false;
-	int nr_names;
+	for (int k = 0; k < sel->nr_groups; k++) {
+		bool known = false;
+
+		for (int m = 0; m < t->nr_models && !known; m++)
+			known = group_by_name(&t->model[m], sel->group[k]) >= 0;
+		if (!known)
+			die("unknown group \"%s\" (see available_groups)", sel->group[k]);
+	}
+	for (int k = 0; k < sel->nr_metrics; k++) {
+		bool known = false;
+
+		for (int m = 0; m < t->nr_models && !known; m++)
+			known = metric_by_name(&t->model[m], sel->metric[k]) >= 0;
+		if (!known)
+			die("unknown metric \"%s\" (see models/<model>/metrics)", sel->metric[k]);
+	}
+}
+
+/*
+ * Whether metric @m of @md is exported: the named groups' and metrics, or
+ * by default the metrics the module collects (its selected groups'), or
+ * every metric (JSON and CSV, which say which are selected).
+ */
+static bool want_metric(const struct selection *sel, const struct model *md, int m)
+{
+	if (!sel->nr_groups && !sel->nr_metrics)
+		return sel->every_metric || md->selected[m];
+	for (int k = 0; k < sel->nr_metrics; k++)
+		if (!strcmp(md->metric[m].name, sel->metric[k]))
+			return true;
+	for (int k = 0; k < sel->nr_groups; k++) {
+		int g = group_by_name(md, sel->group[k]);
+
+		for (int i = 0; g >= 0 && i < md->group[g].nr; i++)
+			if (md->group[g].metrics[i] == m)
+				return true;
+	}
+	return false;
+}
+
+/* a view the export holds: system/ or a CPU with tables, as --scope says */
+static bool in_scope(const struct selection *sel, const struct view *v)
+{
+	if (v->model < 0)
+		return false;
+	return v->cpu < 0 ? sel->scope & SCOPE_SYSTEM : sel->scope & SCOPE_CPU;
+}
+
+/* whether every exported view's cumulative counts could be read */
+static bool events_readable(const struct tree *t, const struct selection *sel)
+{
+	for (int i = 0; i < t->nr; i++)
+		if (in_scope(sel, &t->v[i]) && !t->v[i].have_events)
+			return false;
+	return true;
+}
+
+/* once per distinct message: textfile --every would repeat it each round */
+static void warn_once(const char *fmt, ...)
+{
+	static char last[512];
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!strcmp(msg, last))
+		return;
+	snprintf(last, sizeof(last), "%s", msg);
+	fprintf(stderr, "%s: warning: %s\n", prog, msg);
+}
+
+static void warn_events(const struct tree *t, const struct selection *sel)
+{
+	if (!events_readable(t, sel))
+		warn_once("cannot read %s: %s; the cumulative counts (n3telemetry_event_*) are left out: they are root-only",
+			  t->events_path[0] ? t->events_path : "the events files",
+			  strerror(t->events_errno ? t->events_errno : EACCES));
+}
+
+/* the views in export order: system/ first, then the CPUs */
+static const struct view *view_at(const struct tree *t, int i)
+{
+	if (!t->nr || t->v[t->nr - 1].cpu >= 0)
+		return &t->v[i];
+	return i ? &t->v[i - 1] : &t->v[t->nr - 1];
+}
+
+static void prom_labels(FILE *o, const struct tree *t, const struct view *v)
+{
+	if (v->cpu >= 0)
+		fprintf(o, "{cpu=\"%d\",model=\"%s\"} ", v->cpu, t->model[v->model].name);
+	else
+		fprintf(o, "{model=\"%s\"} ", t->model[v->model].name);
+}
+
+static void prom_family(FILE *o, const char *name, const char *type, const char *help)
+{
+	fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* states cpuN/status names; each model gets all of them, 0 or not */
+static const char *const known_states[] = {
+	"collecting", "isolated", "paused", "failed-no-memory", "failed-no-counters",
+};
+#define NR_KNOWN_STATES ((int)(sizeof(known_states) / sizeof(*known_states)))
+
+/* n3telemetry_cpus{model,state}: online CPUs by model and state */
+static void prom_cpus(FILE *o, const struct tree *t)
+{
+	struct { const char *model, *state; int n; } *extra;
+	int nr_extra = 0;
+
+	extra = calloc(t->nr + 1, sizeof(*extra));
+	if (!extra)
+		die("out of memory");
+	prom_family(o, "n3telemetry_cpus", "gauge",
+		    "Online CPUs by model and state (cpuN/status), 0 for a state none is in.");
+	for (int m = 0; m < t->nr_models; m++)
+		for (int k = 0; k < NR_KNOWN_STATES; k++) {
+			int n = 0;
+
+			for (int i = 0; i < t->nr; i++)
+				n += t->v[i].cpu >= 0 && t->v[i].model == m &&
+				     !strcmp(t->v[i].state, known_states[k]);
+			fprintf(o, "n3telemetry_cpus{model=\"%s\",state=\"%s\"} %d\n",
+				t->model[m].name, known_states[k], n);
+		}
+	/* CPUs no table describes, and states this n3tel does not know */
+	for (int i = 0; i < t->nr; i++) {
+		const struct view *v = &t->v[i];
+		const char *model = v->model >= 0 ? t->model[v->model].name : "unsupported";
+		const char *state = v->state[0] ? v->state : "unknown";
+		bool known = false;
+		int x;
+
+		if (v->cpu < 0)
+			continue;
+		for (int k = 0; k < NR_KNOWN_STATES && v->model >= 0; k++)
+			known |= !strcmp(state, known_states[k]);
+		if (known)
+			continue;
+		for (x = 0; x < nr_extra; x++)
+			if (!strcmp(extra[x].model, model) && !strcmp(extra[x].state, state))
+				break;
+		if (x == nr_extra) {
+			extra[nr_extra].model = model;
+			extra[nr_extra++].state = state;
+		}
+		extra[x].n++;
+	}
+	for (int x = 0; x < nr_extra; x++)
+		fprintf(o, "n3telemetry_cpus{model=\"%s\",state=\"%s\"} %d\n", extra[x].model,
+			extra[x].state, extra[x].n);
+	free(extra);
+}
+
+/*
+ * One scrape as Prometheus text.  System series (system/: the first core
+ * type, cumulative totals) carry a model label, per-CPU series cpu and
+ * model; both share a family.  See Documentation/n3telemetry.rst.
+ */
+static void export_prom(FILE *o, const struct tree *t, const struct selection *sel)
+{
+	int max_names = MAX_MODELS * (MAX_METRICS > MAX_EVENTS ? MAX_METRICS : MAX_EVENTS);
+	/* room for every model's names, and one more view's before uniq() */
+	const char **names = calloc(max_names + MAX_EVENTS, sizeof(*names));
+	bool events = events_readable(t, sel);
+	char name[160], help[256];
+	int n = 0;
 
 	if (!names)
 		die("out of memory");
-	fprintf(o, "# HELP n3telemetry_slots Rename slots per cycle used by the topdown formulas.\n");
-	fprintf(o, "# TYPE n3telemetry_slots gauge\n");
-	if (t->nr_models == 1)
-		fprintf(o, "n3telemetry_slots %u\n", t->model[0].slots);
-	else
-		for (int m = 0; m < t->nr_models; m++)
-			fprintf(o, "n3telemetry_slots{model=\"%s\"} %u\n", t->model[m].name,
-				t->model[m].slots);
-	fprintf(o, "# HELP n3telemetry_cpu_info The CPU's model: the tables its metrics are computed with.\n");
-	fprintf(o, "# TYPE n3telemetry_cpu_info gauge\n");
-	for (int i = 0; i < t->nr; i++)
-		if (t->v[i].model >= 0)
-			fprintf(o, "n3telemetry_cpu_info{cpu=\"%d\",model=\"%s\"} 1\n", t->v[i].cpu,
-				t->model[t->v[i].model].name);
-	fprintf(o, "# HELP n3telemetry_interval_seconds Length of the CPU's latest interval.\n");
-	fprintf(o, "# TYPE n3telemetry_interval_seconds gauge\n");
+	prom_family(o, "n3telemetry_up", "gauge",
+		    "Whether n3tel could read the module's data (1) or not (0: see its standard error).");
+	fprintf(o, "n3telemetry_up 1\n");
+	prom_family(o, "n3telemetry_events_readable", "gauge",
+		    "Whether the cumulative counts could be read (they are root-only); without them no n3telemetry_event_* series.");
+	fprintf(o, "n3telemetry_events_readable %d\n", events);
+	prom_family(o, "n3telemetry_slots", "gauge",
+		    "Rename slots per cycle used by the topdown formulas, per model.");
+	for (int m = 0; m < t->nr_models; m++)
+		fprintf(o, "n3telemetry_slots{model=\"%s\"} %u\n", t->model[m].name,
+			t->model[m].slots);
+	prom_cpus(o, t);
+	if (sel->scope & SCOPE_CPU) {
+		prom_family(o, "n3telemetry_cpu_info", "gauge",
+			    "The CPU's model: the tables its metrics are computed with.");
+		for (int i = 0; i < t->nr; i++)
+			if (in_scope(sel, &t->v[i]) && t->v[i].cpu >= 0)
+				fprintf(o, "n3telemetry_cpu_info{cpu=\"%d\",model=\"%s\"} 1\n",
+					t->v[i].cpu, t->model[t->v[i].model].name);
+	}
+	prom_family(o, "n3telemetry_interval_seconds", "gauge",
+		    "Length of the latest interval (system: the longest of its CPUs').");
 	for (int i = 0; i < t->nr; i++) {
-		fprintf(o, "n3telemetry_interval_seconds{cpu=\"%d\"} ", t->v[i].cpu);
-		if (t->v[i].have)
-			put_fixed(o, t->v[i].interval_ns, 9);
+		const struct view *v = view_at(t, i);
+
+		if (!in_scope(sel, v))
+			continue;
+		fprintf(o, "n3telemetry_interval_seconds");
+		prom_labels(o, t, v);
+		if (v->have)
+			put_fixed(o, v->interval_ns, 9);
 		else
 			fprintf(o, "NaN");
 		fputc('\n', o);
 	}
-	fprintf(o, "# HELP n3telemetry_lost_slices_total Slices discarded because a set did not count for all of it.\n");
-	fprintf(o, "# TYPE n3telemetry_lost_slices_total counter\n");
+	prom_family(o, "n3telemetry_lost_slices_total", "counter",
+		    "Slices discarded because a set did not count for all of it (system: summed over its CPUs).");
 	for (int i = 0; i < t->nr; i++)
-		fprintf(o, "n3telemetry_lost_slices_total{cpu=\"%d\"} %u\n", t->v[i].cpu, t->v[i].lost);
-	nr_names = selected_names(t, names);
-	for (int k = 0; k < nr_names; k++) {
-		const struct metric *desc = NULL;
-
-		for (int m = 0; m < t->nr_models && !desc; m++) {
-			int x = metric_by_name(&t->model[m], names[k]);
-
-			if (x >= 0 && t->model[m].selected[x])
-				desc = &t->model[m].metric[x];
+		if (in_scope(sel, view_at(t, i))) {
+			fprintf(o, "n3telemetry_lost_slices_total");
+			prom_labels(o, t, view_at(t, i));
+			fprintf(o, "%u\n", view_at(t, i)->lost);
 		}
-		prom_name(name, sizeof(name), desc);
-		fprintf(o, "# HELP %s %s (%s%s) over the CPU's latest interval; NaN when undefined.\n",
-		       name, desc->name, desc->unit, is_percent(desc) ? ", as a 0..1 ratio" : "");
-		fprintf(o, "# TYPE %s gauge\n", name);
-		for (int i = 0; i < t->nr; i++) {
-			const struct view *v = &t->v[i];
-			const struct model *md = view_model(t, v);
-			int m = metric_by_name(md, names[k]);
 
-			if (m < 0 || !md->selected[m])
+	/* metrics: one family per name, over the models that have it */
+	for (int x = 0; x < t->nr_models; x++) {
+		const struct model *md = &t->model[x];
+		bool used = false;
+
+		for (int i = 0; i < t->nr && !used; i++)
+			used = in_scope(sel, &t->v[i]) && t->v[i].model == x;
+		for (int m = 0; used && m < md->nr_metrics; m++)
+			if (want_metric(sel, md, m))
+				names[n++] = md->metric[m].name;
+	}
+	n = uniq(names, n, cmp_str);
+	for (int k = 0; k < n; k++) {
+		bool head = false;
+
+		for (int i = 0; i < t->nr; i++) {
+			const struct view *v = view_at(t, i);
+			const struct model *md = view_model(t, v);
+			int m = in_scope(sel, v) ? metric_by_name(md, names[k]) : -1;
+
+			if (m < 0 || !want_metric(sel, md, m))
 				continue;	/* not measured on this CPU's core */
-			fprintf(o, "%s{cpu=\"%d\"} ", name, v->cpu);
+			prom_name(name, sizeof(name), &md->metric[m]);
+			if (!head) {
+				snprintf(help, sizeof(help),
+					 "%s (%s%s) over the latest interval; NaN when undefined.",
+					 md->metric[m].name, md->metric[m].unit,
+					 is_percent(&md->metric[m]) ? ", as a 0..1 ratio" : "");
+				prom_family(o, name, "gauge", help);
+				head = true;
+			}
+			fprintf(o, "%s", name);
+			prom_labels(o, t, v);
 			if (v->have && v->valid[m])
 				put_fixed(o, v->value[m], is_percent(&md->metric[m]) ? 8 : 6);
 			else
@@ -1183,34 +1620,57 @@ static void export_prom(FILE *o, const struct tree *t)
 			fputc('\n', o);
 		}
 	}
-	free(names);
-	for (int i = 0; i < t->nr; i++)
-		events |= t->v[i].have_events;
-	if (!events)
-		return;
-	fprintf(o, "# HELP n3telemetry_event_count_total Cumulative PMU event count while counted.\n");
-	fprintf(o, "# TYPE n3telemetry_event_count_total counter\n");
-	for (int i = 0; i < t->nr; i++) {
-		const struct model *md = view_model(t, &t->v[i]);
 
-		for (int e = 0; md && e < md->nr_events; e++)
-			if (t->v[i].listed[e])
-				fprintf(o, "n3telemetry_event_count_total{cpu=\"%d\",event=\"%s\"} %" PRIu64 "\n",
-				       t->v[i].cpu, md->event[e], t->v[i].count[e]);
+	/* cumulative counts: two families per event */
+	n = 0;
+	for (int i = 0; events && i < t->nr; i++) {
+		const struct view *v = view_at(t, i);
+		const struct model *md = view_model(t, v);
+
+		if (!in_scope(sel, v))
+			continue;
+		for (int e = 0; e < md->nr_events; e++)
+			if (v->listed[e])
+				names[n++] = md->event[e];
+		n = uniq(names, n, cmp_str_nocase);
 	}
-	fprintf(o, "# HELP n3telemetry_event_counted_seconds_total Cumulative time the event was counting.\n");
-	fprintf(o, "# TYPE n3telemetry_event_counted_seconds_total counter\n");
-	for (int i = 0; i < t->nr; i++) {
-		const struct model *md = view_model(t, &t->v[i]);
+	for (int k = 0; k < n; k++) {
+		for (int ns = 0; ns <= 1; ns++) {
+			prom_event_name(name, sizeof(name), names[k],
+					ns ? "_counted_seconds_total" : "_total");
+			snprintf(help, sizeof(help), ns ?
+				 "Cumulative time %s was counting (system: summed over its CPUs)." :
+				 "Cumulative count of PMU event %s while counted (system: summed over its CPUs).",
+				 names[k]);
+			prom_family(o, name, "counter", help);
+			for (int i = 0; i < t->nr; i++) {
+				const struct view *v = view_at(t, i);
+				const struct model *md = view_model(t, v);
+				int e = in_scope(sel, v) ? event_by_name(md, names[k]) : -1;
 
-		for (int e = 0; md && e < md->nr_events; e++)
-			if (t->v[i].listed[e]) {
-				fprintf(o, "n3telemetry_event_counted_seconds_total{cpu=\"%d\",event=\"%s\"} ",
-				       t->v[i].cpu, md->event[e]);
-				put_fixed(o, t->v[i].ns[e], 9);
+				if (e < 0 || !v->listed[e])
+					continue;
+				fprintf(o, "%s", name);
+				prom_labels(o, t, v);
+				if (ns)
+					put_fixed(o, v->ns[e], 9);
+				else
+					fprintf(o, "%" PRIu64, v->count[e]);
 				fputc('\n', o);
 			}
+		}
 	}
+	free(names);
+}
+
+/* the samples (lines that are not comments) in Prometheus text */
+static long count_series(const char *text)
+{
+	long n = 0;
+
+	for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		n += *p != '#' && *p != '\n';
+	return n;
 }
 
 static void json_groups(const struct model *md)
@@ -1224,55 +1684,116 @@ static void json_groups(const struct model *md)
 	printf("]");
 }
 
-static void export_json(const struct tree *t)
+/*
+ * A view as JSON.  Metrics keep the module's units (percentages 0..100):
+ * {"value": 21.37 or null when undefined, "unit": ..., "selected": whether
+ * the module collects it (its group is selected)}.
+ */
+static void json_view(const struct tree *t, const struct view *v, const struct selection *sel)
 {
+	const struct model *md = view_model(t, v);
 	char val[VALUE_BUF];
+	int first = 1;
+
+	if (v->cpu >= 0)
+		printf("{\"cpu\": %d, \"model\": \"%s\", \"state\": \"%s\", ", v->cpu, md->name,
+		       v->state[0] ? v->state : "unknown");
+	else
+		printf("{\"model\": \"%s\", ", md->name);
+	printf("\"seq\": %" PRIu64 ", \"end_ns\": %" PRIu64 ", \"interval_ns\": %" PRIu64
+	       ", \"lost_slices\": %u,\n   \"metrics\": {", v->seq, v->end_ns, v->interval_ns,
+	       v->lost);
+	for (int m = 0; m < md->nr_metrics; m++) {
+		if (!want_metric(sel, md, m))
+			continue;
+		fmt_metric(val, sizeof(val), t, v, m);
+		printf("%s\n    \"%s\": {\"value\": %s, \"unit\": \"%s\", \"selected\": %s}",
+		       first ? "" : ",", md->metric[m].name, strcmp(val, "nan") ? val : "null",
+		       md->metric[m].unit, md->selected[m] ? "true" : "false");
+		first = 0;
+	}
+	printf("}");
+	if (v->have_events) {
+		first = 1;
+		printf(",\n   \"events\": {");
+		for (int e = 0; e < md->nr_events; e++) {
+			if (!v->listed[e])
+				continue;
+			printf("%s\"%s\": {\"count\": %" PRIu64 ", \"ns\": %" PRIu64 "}",
+			       first ? "" : ", ", md->event[e], v->count[e], v->ns[e]);
+			first = 0;
+		}
+		printf("}");
+	}
+	printf("}");
+}
+
+static void export_json(const struct tree *t, const struct selection *sel)
+{
+	static const char *const scope[] = { "", "system", "cpu", "all" };
+	bool first = true;
 
 	/* slots and groups of the first model (system/'s), all in models */
-	printf("{\"source\": \"%s\", \"slots\": %u, \"interval_ms\": %u, \"groups\": ",
-	       t->source, t->model[0].slots, t->interval_ms);
+	printf("{\"source\": \"%s\", \"scope\": \"%s\", \"slots\": %u, \"interval_ms\": %u, \"groups\": ",
+	       t->source, scope[sel->scope], t->model[0].slots, t->interval_ms);
 	json_groups(&t->model[0]);
-	printf(",\n \"models\": {");
+	printf(", \"events_readable\": %s,\n \"models\": {",
+	       events_readable(t, sel) ? "true" : "false");
 	for (int m = 0; m < t->nr_models; m++) {
 		printf("%s\"%s\": {\"slots\": %u, \"groups\": ", m ? ", " : "", t->model[m].name,
 		       t->model[m].slots);
 		json_groups(&t->model[m]);
 		printf("}");
 	}
-	printf("},\n \"cpus\": [");
-	for (int i = 0; i < t->nr; i++) {
-		const struct view *v = &t->v[i];
-		const struct model *md = view_model(t, v);
-		int first = 1;
-
-		printf("%s\n  {\"cpu\": %d, \"model\": ", i ? "," : "", v->cpu);
-		if (md)
-			printf("\"%s\"", md->name);
-		else
-			printf("null");
-		printf(", \"seq\": %" PRIu64 ", \"end_ns\": %" PRIu64
-		       ", \"interval_ns\": %" PRIu64 ", \"lost_slices\": %u,\n   \"metrics\": {",
-		       v->seq, v->end_ns, v->interval_ns, v->lost);
-		for (int m = 0; md && m < md->nr_metrics; m++) {
-			fmt_metric(val, sizeof(val), t, v, m);
-			printf("%s\"%s\": %s", m ? ", " : "", md->metric[m].name,
-			       strcmp(val, "nan") ? val : "null");
+	printf("}");
+	for (int i = 0; i < t->nr; i++)
+		if (t->v[i].cpu < 0 && in_scope(sel, &t->v[i])) {
+			printf(",\n \"system\": ");
+			json_view(t, &t->v[i], sel);
 		}
-		printf("}");
-		if (v->have_events) {
-			printf(",\n   \"events\": {");
-			for (int e = 0; md && e < md->nr_events; e++) {
-				if (!v->listed[e])
-					continue;
-				printf("%s\"%s\": {\"count\": %" PRIu64 ", \"ns\": %" PRIu64 "}",
-				       first ? "" : ", ", md->event[e], v->count[e], v->ns[e]);
-				first = 0;
-			}
-			printf("}");
+	if (sel->scope & SCOPE_CPU) {
+		printf(",\n \"cpus\": [");
+		for (int i = 0; i < t->nr; i++) {
+			if (t->v[i].cpu < 0 || !in_scope(sel, &t->v[i]))
+				continue;
+			printf("%s\n  ", first ? "" : ",");
+			json_view(t, &t->v[i], sel);
+			first = false;
 		}
-		printf("}");
+		printf("\n ]");
 	}
-	printf("\n ]\n}\n");
+	printf("\n}\n");
+}
+
+/*
+ * CSV, one row per scope, CPU and metric, in the module's units (like
+ * JSON): scope,cpu,model,metric,value,unit,selected; cpu is empty for
+ * system, value nan when undefined, selected 1 when the module collects it.
+ */
+static void export_csv(const struct tree *t, const struct selection *sel)
+{
+	char val[VALUE_BUF];
+
+	printf("scope,cpu,model,metric,value,unit,selected\n");
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < t->nr; i++) {
+			const struct view *v = &t->v[i];
+			const struct model *md = view_model(t, v);
+
+			if ((v->cpu < 0) != !pass || !in_scope(sel, v))
+				continue;	/* system first, then the CPUs */
+			for (int m = 0; m < md->nr_metrics; m++) {
+				if (!want_metric(sel, md, m))
+					continue;
+				if (v->cpu < 0)
+					printf("system,,");
+				else
+					printf("cpu,%d,", v->cpu);
+				printf("%s,%s,%s,%s,%d\n", md->name, md->metric[m].name,
+				       fmt_metric(val, sizeof(val), t, v, m), md->metric[m].unit,
+				       md->selected[m]);
+			}
+		}
 }
 
 /* --- textfile --- */
@@ -1283,40 +1804,159 @@ static void free_tree(struct tree *t)
 	free(t->model);
 	t->v = NULL;
 	t->model = NULL;
+	t->nr = t->nr_models = 0;
 }
 
-static void write_textfile(const char *root, const char *dir)
+static unsigned int export_loads(const struct selection *sel)
 {
-	char tmp[4096], dst[4096];
-	struct tree t = { .root = root };
-	FILE *f;
+	return LOAD_STATES | (sel->scope & SCOPE_SYSTEM ? LOAD_SYSTEM : 0) |
+	       (sel->scope & SCOPE_CPU ? LOAD_CPUS : 0);
+}
+
+/*
+ * One scrape as Prometheus text in memory, at most @max series; dies with
+ * one line otherwise.  @t is the caller's: textfile frees it after an error.
+ */
+static char *prom_text(struct tree *t, enum source src, const struct selection *sel,
+		       long max, size_t *len, bool *too_many)
+{
+	char *buf = NULL;
+	FILE *o;
+	long n;
+
+	load(t, src, export_loads(sel));
+	check_selection(sel, t);
+	o = open_memstream(&buf, len);
+	if (!o)
+		die("out of memory");
+	export_prom(o, t, sel);
+	if (fclose(o))
+		die("out of memory");
+	n = count_series(buf);
+	if (n > max) {
+		free(buf);
+		*too_many = true;
+		die("%ld series, more than --max-series %ld allows (scope %s); select less (--scope, --group, --metric) or raise --max-series",
+		    n, max, sel->scope == SCOPE_SYSTEM ? "system" :
+		    sel->scope == SCOPE_CPU ? "cpu" : "all");
+	}
+	warn_events(t, sel);
+	return buf;
+}
+
+/* the temporary file being written, removed if a signal ends n3tel */
+static char tmp_path[4096];
+static volatile sig_atomic_t tmp_armed;
+
+static void textfile_signal(int sig)
+{
+	if (tmp_armed)
+		unlink(tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* write @text as DIR/n3telemetry.prom, atomically (a temporary file renamed) */
+static void write_textfile(const char *dir, const char *text, size_t len)
+{
+	char dst[4096];
 	int fd;
 
 	snprintf(dst, sizeof(dst), "%s/n3telemetry.prom", dir);
-	snprintf(tmp, sizeof(tmp), "%s/.n3telemetry.prom.%d", dir, (int)getpid());
-	/* read everything first: a failure leaves the previous file as it was */
-	load(&t, SRC_AUTO, false);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		die("cannot create %s: %s", tmp, strerror(errno));
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		die("cannot write %s: %s", tmp, strerror(errno));
+	snprintf(tmp_path, sizeof(tmp_path), "%s/.n3telemetry.prom.%d", dir, (int)getpid());
+	tmp_armed = 1;
+	fd = open(tmp_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		tmp_armed = 0;
+		die("cannot create %s: %s", tmp_path, strerror(errno));
 	}
-	export_prom(f, &t);
-	if (fflush(f) || ferror(f) || fsync(fd)) {
-		fclose(f);
-		unlink(tmp);
-		die("cannot write %s: %s", tmp, strerror(errno));
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : EIO;
+
+			close(fd);
+			unlink(tmp_path);
+			tmp_armed = 0;
+			die("cannot write %s: %s", tmp_path, strerror(e));
+		}
+		off += w;
 	}
-	fclose(f);
-	if (rename(tmp, dst)) {
-		unlink(tmp);
-		die("cannot rename %s to %s: %s", tmp, dst, strerror(errno));
+	if (fsync(fd) || close(fd)) {
+		int e = errno;
+
+		unlink(tmp_path);
+		tmp_armed = 0;
+		die("cannot write %s: %s", tmp_path, strerror(e));
 	}
-	free_tree(&t);
+	if (rename(tmp_path, dst)) {
+		int e = errno;
+
+		unlink(tmp_path);
+		tmp_armed = 0;
+		die("cannot rename %s to %s: %s", tmp_path, dst, strerror(e));
+	}
+	tmp_armed = 0;
+}
+
+static const char up0[] =
+	"# HELP n3telemetry_up Whether n3tel could read the module's data (1) or not (0: see its standard error).\n"
+	"# TYPE n3telemetry_up gauge\n"
+	"n3telemetry_up 0\n";
+
+/*
+ * textfile: the scrape, or when it cannot be made (module not loaded,
+ * unreadable, too many series) a file with only n3telemetry_up 0, so
+ * nothing stale stays behind; the error goes to stderr.  A one-shot run
+ * then exits 1; with --every a read error is retried the next round, too
+ * many series ends n3tel (exit 1).
+ */
+static int textfile(const char *root, enum source src, const char *dir,
+		    const struct selection *sel, long max, unsigned int every)
+{
+	static struct tree t;	/* static: still valid after a longjmp from die() */
+	static char last[sizeof(die_msg)];
+	struct sigaction sa = { .sa_handler = textfile_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	for (;;) {
+		static jmp_buf jb;
+		static bool too_many;
+		static char *text;
+		static size_t len;
+
+		text = NULL;
+		too_many = false;
+		memset(&t, 0, sizeof(t));
+		t.root = root;
+		die_jmp = &jb;
+		if (!setjmp(jb)) {
+			text = prom_text(&t, src, sel, max, &len, &too_many);
+			last[0] = 0;
+		}
+		die_jmp = NULL;
+		free_tree(&t);
+		if (!text) {
+			if (!every || strcmp(last, die_msg))
+				fprintf(stderr, "%s: %s\n", prog, die_msg);
+			snprintf(last, sizeof(last), "%s", die_msg);
+			write_textfile(dir, up0, sizeof(up0) - 1);
+			if (!every || too_many)
+				return 1;
+		} else {
+			write_textfile(dir, text, len);
+			free(text);
+		}
+		if (!every)
+			return 0;
+		sleep(every);
+	}
 }
 
 /* --- top --- */
@@ -1353,6 +1993,7 @@ static int cmp_row(const void *a, const void *b)
 static const char *const l1_names[4] = { "retiring", "bad_speculation", "frontend_bound",
 					 "backend_bound" };
 
+/* the topdown level 1 bar: exactly @width + 2 columns */
 static void bar(const struct tree *t, const struct view *v, bool color, int width)
 {
 	static const char ch[4] = { 'R', 'S', 'F', 'B' };
@@ -1363,7 +2004,11 @@ static void bar(const struct tree *t, const struct view *v, bool color, int widt
 	putchar('[');
 	if (!md || vmetric(t, v, "retiring") < 0) {
 		/* no topdown level 1 on this core (Neoverse N1) */
-		used = printf(" no topdown level 1%s%s", md ? " on " : "", md ? md->name : "");
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), " no topdown level 1%s%s", md ? " on " : "",
+			 md ? md->name : "");
+		used = printf("%.*s", width, msg);
 		for (; used < width; used++)
 			putchar(' ');
 		putchar(']');
@@ -1388,68 +2033,273 @@ static void bar(const struct tree *t, const struct view *v, bool color, int widt
 	putchar(']');
 }
 
-static const char *top_metric(char *buf, size_t n, const struct tree *t, const struct view *v,
-			      const char *name)
+/* the value columns, dropped from the right when the terminal is narrow */
+static const struct { const char *title, *metric; int width; } top_cols[] = {
+	{ "retire", "retiring", 7 }, { "badspec", "bad_speculation", 7 },
+	{ "front", "frontend_bound", 7 }, { "back", "backend_bound", 7 }, { "IPC", "ipc", 6 },
+	{ "L1D-MPKI", "l1d_cache_mpki", 8 }, { "L2-MPKI", "l2_cache_mpki", 8 },
+	{ "LLC-MPKI", "ll_cache_read_mpki", 8 },
+};
+#define NR_TOP_COLS ((int)(sizeof(top_cols) / sizeof(*top_cols)))
+
+static volatile sig_atomic_t top_winch;
+static bool top_tty;
+
+static void top_resized(int sig)
 {
-	return fmt_metric(buf, n, t, v, vmetric(t, v, name));
+	(void)sig;
+	top_winch = 1;
 }
 
-static void top_once(const char *root, bool color)
+/* SIGINT, SIGTERM: leave the terminal as it was, exit 0 */
+static void top_quit(int sig)
+{
+	static const char restore[] = "\033[0m\033[?25h\n";
+
+	(void)sig;
+	if (top_tty && write(STDOUT_FILENO, restore, sizeof(restore) - 1) < 0)
+		_exit(0);
+	_exit(0);
+}
+
+/* an error ends top: the cursor comes back */
+static void top_show_cursor(void)
+{
+	fputs("\033[0m\033[?25h", stdout);
+	fflush(stdout);
+}
+
+/* the terminal's size; 0 (no limit) when stdout is not a terminal */
+static void term_size(int *cols, int *rows)
+{
+	struct winsize ws;
+
+	*cols = *rows = 0;
+	if (top_tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws)) {
+		*cols = ws.ws_col;
+		*rows = ws.ws_row;
+	}
+}
+
+static void top_row(const struct tree *t, const struct view *v, bool color, int nw, int bw,
+		    int ncol)
+{
+	char val[VALUE_BUF], name[32];
+
+	if (v->cpu < 0)
+		snprintf(name, sizeof(name), "system");
+	else
+		snprintf(name, sizeof(name), "cpu%d", v->cpu);
+	printf("%-*s", nw, name);
+	if (bw > 0) {
+		putchar(' ');
+		bar(t, v, color, bw);
+	}
+	for (int c = 0; c < ncol; c++)
+		printf(" %*s", top_cols[c].width,
+		       fmt_metric(val, sizeof(val), t, v, vmetric(t, v, top_cols[c].metric)));
+	putchar('\n');
+}
+
+/*
+ * One screen: a title, the column heads, the system row and as many CPU
+ * rows as fit, every line at most as wide as the terminal (the bar
+ * shrinks to 10, then columns go from the right).
+ */
+static void top_once(const char *root, enum source src, bool color)
 {
 	static const struct { const char *key, *metric; } keys[] = {
 		{ "retiring", "retiring" }, { "frontend", "frontend_bound" },
 		{ "backend", "backend_bound" }, { "bad", "bad_speculation" }, { "ipc", "ipc" },
 	};
+	static const char *const legend[4][2] = {
+		{ "\033[42m", "R retiring" }, { "\033[45m", "S bad speculation" },
+		{ "\033[44m", "F frontend" }, { "\033[41m", "B backend" },
+	};
 	struct tree t = { .root = root };
-	struct row rows[4096];
-	char val[VALUE_BUF];
-	int n = 0;
+	const struct view *sys = NULL;
+	struct row *rows;
+	int n = 0, cols, lines, nw = 6, bw = 40, ncol = NR_TOP_COLS, budget, width;
+	char title[512];
 
-	load(&t, SRC_AUTO, false);
-	for (int i = 0; i < t.nr && n < 4096; i++) {
+	term_size(&cols, &lines);
+	load(&t, src, LOAD_CPUS | LOAD_SYSTEM);
+	rows = calloc(t.nr + 1, sizeof(*rows));
+	if (!rows)
+		die("out of memory");
+	for (int i = 0; i < t.nr; i++) {
+		char name[32];
+
+		if (t.v[i].cpu < 0) {
+			sys = &t.v[i];
+			continue;
+		}
 		rows[n].v = &t.v[i];
 		rows[n].key = -t.v[i].cpu;
 		for (unsigned int k = 0; k < sizeof(keys) / sizeof(*keys); k++)
 			if (!strcmp(sort_key, keys[k].key))
 				rows[n].key = fixed(&t, &t.v[i], keys[k].metric);
+		snprintf(name, sizeof(name), "cpu%d", t.v[i].cpu);
+		if ((int)strlen(name) > nw)
+			nw = strlen(name);
 		n++;
 	}
 	qsort(rows, n, sizeof(*rows), cmp_row);
+
+	/* layout: name, space, [bar], then " value" columns */
+	for (;;) {
+		int used = nw + 3;
+
+		for (int c = 0; c < ncol; c++)
+			used += top_cols[c].width + 1;
+		if (!cols || used + 10 <= cols) {
+			if (cols && cols - used < bw)
+				bw = cols - used;
+			break;
+		}
+		if (!ncol) {
+			bw = cols - used;	/* a very narrow terminal: little or no bar */
+			if (bw < 1)
+				bw = 0;
+			break;
+		}
+		ncol--;
+	}
+	width = nw + (bw ? bw + 3 : 0);
+	for (int c = 0; c < ncol; c++)
+		width += top_cols[c].width + 1;
+	budget = lines ? lines - 1 : -1;	/* the last line stays empty: no scrolling */
+
 	if (color)
 		fputs("\033[H\033[2J", stdout);
-	printf("n3tel top - %s, interval %u ms, sorted by %s   %s\n", root, t.interval_ms,
-	       sort_key, color ? "\033[42m R \033[0m retiring \033[45m S \033[0m bad speculation \033[44m F \033[0m frontend \033[41m B \033[0m backend" :
-	       "R retiring  S bad speculation  F frontend  B backend");
-	printf("%-6s %-42s %7s %7s %7s %7s %6s %8s %8s %8s\n", "CPU", "topdown level 1",
-	       "retire", "badspec", "front", "back", "IPC", "L1D-MPKI", "L2-MPKI", "LLC-MPKI");
-	for (int i = 0; i < n; i++) {
-		const struct view *v = rows[i].v;
+	if (budget) {
+		int len = snprintf(title, sizeof(title), "n3tel top - %s, interval %u ms, sorted by %s",
+				   root, t.interval_ms, sort_key);
 
-		printf("cpu%-3d ", v->cpu);
-		bar(&t, v, color, 40);
-		printf(" %7s", top_metric(val, sizeof(val), &t, v, "retiring"));
-		printf(" %7s", top_metric(val, sizeof(val), &t, v, "bad_speculation"));
-		printf(" %7s", top_metric(val, sizeof(val), &t, v, "frontend_bound"));
-		printf(" %7s", top_metric(val, sizeof(val), &t, v, "backend_bound"));
-		printf(" %6s", top_metric(val, sizeof(val), &t, v, "ipc"));
-		printf(" %8s", top_metric(val, sizeof(val), &t, v, "l1d_cache_mpki"));
-		printf(" %8s", top_metric(val, sizeof(val), &t, v, "l2_cache_mpki"));
-		printf(" %8s\n", top_metric(val, sizeof(val), &t, v, "ll_cache_read_mpki"));
+		if (len > (int)sizeof(title) - 1)
+			len = sizeof(title) - 1;
+		if (cols && len > cols)
+			len = cols;
+		printf("%.*s", len, title);
+		for (int i = 0; i < 4; i++) {
+			int w = strlen(legend[i][1]) + (color ? 4 : 2);
+
+			if (cols && len + w > cols)
+				break;
+			if (color)
+				printf("  %s %c \033[0m%s", legend[i][0], legend[i][1][0],
+				       legend[i][1] + 1);
+			else
+				printf("  %s", legend[i][1]);
+			len += w;
+		}
+		putchar('\n');
+		budget--;
+	}
+	if (budget) {
+		printf("%-*s", nw, "CPU");
+		if (bw)
+			printf(" %-*.*s", bw + 2, bw + 2, "topdown level 1");
+		for (int c = 0; c < ncol; c++)
+			printf(" %*s", top_cols[c].width, top_cols[c].title);
+		putchar('\n');
+		budget--;
+	}
+	if (sys && budget) {
+		top_row(&t, sys, color, nw, bw, ncol);
+		budget--;
+	}
+	for (int i = 0; i < n && budget; i++, budget--) {
+		if (budget == 1 && i < n - 1) {
+			char more[96];
+
+			snprintf(more, sizeof(more), "(%d more CPUs: a taller terminal shows them)",
+				 n - i);
+			printf("%.*s\n", cols ? cols : (int)sizeof(more), more);
+			break;
+		}
+		top_row(&t, rows[i].v, color, nw, bw, ncol);
 	}
 	fflush(stdout);
+	free(rows);
 	free_tree(&t);
 }
+
+/* sleep @secs; a terminal resize redraws at once */
+static void top_sleep(double secs, const char *root, enum source src, bool color)
+{
+	struct timespec end, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)secs;
+	end.tv_nsec += (long)((secs - (time_t)secs) * 1e9);
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	for (;;) {
+		struct timespec left;
+
+		if (top_winch) {
+			top_winch = 0;
+			top_once(root, src, color);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = end.tv_sec - now.tv_sec;
+		left.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000;
+		}
+		if (left.tv_sec < 0)
+			return;
+		if (!nanosleep(&left, NULL))
+			return;
+	}
+}
+
+/* --- command line --- */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: n3tel [--sysfs PATH] [--text|--snapshot] COMMAND [options]\n"
-		"  show [--cpu LIST|system] [--group G]...  metrics as a table (topdown as a tree)\n"
+		"  show [--cpu LIST|system] [--group G]...      metrics as a table (topdown as a tree)\n"
 		"  top [--sort cpu|retiring|frontend|backend|bad|ipc] [--iterations N] [--delay S]\n"
-		"  export --format prometheus|json           one scrape of every CPU\n"
-		"  textfile --dir DIR [--every SECONDS]      n3telemetry.prom for node_exporter\n"
-		"PATH defaults to " DEFAULT_SYSFS ".\n");
+		"  export --format prometheus|json|csv [SELECTION]   one scrape\n"
+		"  textfile --dir DIR [--every SECONDS] [SELECTION]   n3telemetry.prom for node_exporter\n"
+		"SELECTION: [--scope system|cpu|all] [--group G]... [--metric M]... [--max-series N]\n"
+		"  (default: system/, the metrics of the module's groups, at most %d series)\n"
+		"PATH defaults to " DEFAULT_SYSFS "; n3tel --version prints the version.\n",
+		MAX_SERIES);
 }
+
+/* a whole number in [min, max], else one line and exit */
+static long parse_long(const char *opt, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max)
+		die("%s wants a whole number from %ld to %ld, not \"%s\"", opt, min, max, s);
+	return v;
+}
+
+/* the options each command takes (bits: 1 << option letter index) */
+enum {
+	O_CPU = 1 << 0, O_GROUP = 1 << 1, O_FORMAT = 1 << 2, O_DIR = 1 << 3, O_EVERY = 1 << 4,
+	O_SORT = 1 << 5, O_ITER = 1 << 6, O_DELAY = 1 << 7, O_SCOPE = 1 << 8,
+	O_METRIC = 1 << 9, O_MAX = 1 << 10,
+};
+
+static const struct { int bit; const char *name; } opt_names[] = {
+	{ O_CPU, "--cpu" }, { O_GROUP, "--group" }, { O_FORMAT, "--format" },
+	{ O_DIR, "--dir" }, { O_EVERY, "--every" }, { O_SORT, "--sort" },
+	{ O_ITER, "--iterations" }, { O_DELAY, "--delay" }, { O_SCOPE, "--scope" },
+	{ O_METRIC, "--metric" }, { O_MAX, "--max-series" },
+};
 
 int main(int argc, char **argv)
 {
@@ -1459,6 +2309,9 @@ int main(int argc, char **argv)
 		{ "snapshot", no_argument, NULL, 'S' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "group", required_argument, NULL, 'g' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "scope", required_argument, NULL, 'p' },
+		{ "max-series", required_argument, NULL, 'x' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "dir", required_argument, NULL, 'd' },
 		{ "every", required_argument, NULL, 'e' },
@@ -1466,34 +2319,78 @@ int main(int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "delay", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
+	static struct selection sel = { .scope = SCOPE_SYSTEM };
 	const char *root = DEFAULT_SYSFS, *cpus = NULL, *format = NULL, *dir = NULL, *cmd;
-	const char *group_opt[MAX_GROUPS * 2];
 	enum source src = SRC_AUTO;
-	int every = 0, iterations = 0, delay = 0, c, nr_group_opt = 0;
+	int iterations = 0, c, given = 0, allowed;
+	long every = 0, max_series = MAX_SERIES;
+	double delay = 0;
 	struct tree t = { 0 };
 
 	/* one pass: options may stand before or after the command */
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': root = optarg; break;
 		case 't': src = SRC_TEXT; break;
 		case 'S': src = SRC_SNAPSHOT; break;
 		case 'h': usage(stdout); return 0;
-		case 'c': cpus = optarg; break;
+		case 'V':
+			printf("n3tel %s (snapshot ABI %d)\n", N3TEL_VERSION, N3T_SNAP_ABI_VERSION);
+			return 0;
+		case 'c': cpus = optarg; given |= O_CPU; break;
 		case 'g':
-			if (nr_group_opt == MAX_GROUPS * 2)
+			if (sel.nr_groups == MAX_GROUPS * 2)
 				die("too many --group options");
-			group_opt[nr_group_opt++] = optarg;
+			sel.group[sel.nr_groups++] = optarg;
+			given |= O_GROUP;
 			break;
-		case 'f': format = optarg; break;
-		case 'd': dir = optarg; break;
-		case 'e': every = atoi(optarg); if (every < 1) die("--every wants seconds >= 1"); break;
-		case 'o': sort_key = optarg; break;
-		case 'n': iterations = atoi(optarg); break;
-		case 'D': delay = atoi(optarg); break;
-		default: usage(stderr); return 2;
+		case 'm':
+			if (sel.nr_metrics == MAX_METRICS * 2)
+				die("too many --metric options");
+			sel.metric[sel.nr_metrics++] = optarg;
+			given |= O_METRIC;
+			break;
+		case 'p':
+			if (!strcmp(optarg, "system"))
+				sel.scope = SCOPE_SYSTEM;
+			else if (!strcmp(optarg, "cpu"))
+				sel.scope = SCOPE_CPU;
+			else if (!strcmp(optarg, "all"))
+				sel.scope = SCOPE_ALL;
+			else
+				die("--scope wants system, cpu or all, not \"%s\"", optarg);
+			given |= O_SCOPE;
+			break;
+		case 'x':
+			max_series = parse_long("--max-series", optarg, 1, 100000000);
+			given |= O_MAX;
+			break;
+		case 'f': format = optarg; given |= O_FORMAT; break;
+		case 'd': dir = optarg; given |= O_DIR; break;
+		case 'e': every = parse_long("--every", optarg, 1, 86400); given |= O_EVERY; break;
+		case 'o': sort_key = optarg; given |= O_SORT; break;
+		case 'n':
+			iterations = parse_long("--iterations", optarg, 1, INT32_MAX);
+			given |= O_ITER;
+			break;
+		case 'D': {
+			char *end;
+
+			errno = 0;
+			delay = strtod(optarg, &end);
+			if (!*optarg || *end || errno || !(delay >= 0.1 && delay <= 3600))
+				die("--delay wants seconds from 0.1 to 3600, not \"%s\"", optarg);
+			given |= O_DELAY;
+			break;
+		}
+		case ':':
+			die("%s needs an argument", argv[optind - 1]);
+		default:
+			die("unknown option \"%s\" (see n3tel --help)", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc) {
@@ -1505,17 +2402,35 @@ int main(int argc, char **argv)
 		die("unexpected argument \"%s\"", argv[optind]);
 	t.root = root;
 
+	if (!strcmp(cmd, "show"))
+		allowed = O_CPU | O_GROUP;
+	else if (!strcmp(cmd, "top"))
+		allowed = O_SORT | O_ITER | O_DELAY;
+	else if (!strcmp(cmd, "export"))
+		allowed = O_FORMAT | O_SCOPE | O_GROUP | O_METRIC | O_MAX;
+	else if (!strcmp(cmd, "textfile"))
+		allowed = O_DIR | O_EVERY | O_SCOPE | O_GROUP | O_METRIC | O_MAX;
+	else {
+		fprintf(stderr, "%s: unknown command \"%s\"\n", prog, cmd);
+		usage(stderr);
+		return 2;
+	}
+	for (unsigned int k = 0; k < sizeof(opt_names) / sizeof(*opt_names); k++)
+		if (given & ~allowed & opt_names[k].bit)
+			die("%s does not apply to %s (see n3tel --help)", opt_names[k].name, cmd);
+
 	if (!strcmp(cmd, "show")) {
 		uint32_t groups[MAX_MODELS] = { 0 };
 
 		check_cpu_list(cpus);
-		load(&t, src, cpus && !strcmp(cpus, "system"));
+		load(&t, src, cpus && !strcmp(cpus, "system") ? LOAD_SYSTEM : LOAD_CPUS);
+		check_cpus_exist(cpus, &t);
 		/* --group names a group of any model; each CPU shows those its model has */
-		for (int k = 0; k < nr_group_opt; k++) {
+		for (int k = 0; k < sel.nr_groups; k++) {
 			bool known = false;
 
 			for (int m = 0; m < t.nr_models; m++) {
-				int g = group_by_name(&t.model[m], group_opt[k]);
+				int g = group_by_name(&t.model[m], sel.group[k]);
 
 				if (g >= 0) {
 					groups[m] |= 1u << g;
@@ -1523,9 +2438,9 @@ int main(int argc, char **argv)
 				}
 			}
 			if (!known)
-				die("unknown group \"%s\" (see available_groups)", group_opt[k]);
+				die("unknown group \"%s\" (see available_groups)", sel.group[k]);
 		}
-		for (int m = 0; m < t.nr_models && !nr_group_opt; m++)
+		for (int m = 0; m < t.nr_models && !sel.nr_groups; m++)
 			groups[m] = t.model[m].groups;
 		for (int i = 0, shown = 0; i < t.nr; i++) {
 			if (!want_cpu(cpus, t.v[i].cpu))
@@ -1535,32 +2450,56 @@ int main(int argc, char **argv)
 			show_view(&t, &t.v[i], t.v[i].model >= 0 ? groups[t.v[i].model] : 0);
 		}
 	} else if (!strcmp(cmd, "export")) {
-		if (!format || (strcmp(format, "prometheus") && strcmp(format, "json")))
-			die("export needs --format prometheus or --format json");
-		load(&t, src, false);
-		if (!strcmp(format, "json"))
-			export_json(&t);
-		else
-			export_prom(stdout, &t);
+		if (!format || (strcmp(format, "prometheus") && strcmp(format, "json") &&
+				strcmp(format, "csv")))
+			die("export needs --format prometheus, --format json or --format csv");
+		if ((given & O_MAX) && strcmp(format, "prometheus"))
+			die("--max-series applies to --format prometheus only");
+		if (!strcmp(format, "prometheus")) {
+			bool too_many = false;
+			size_t len;
+			char *text = prom_text(&t, src, &sel, max_series, &len, &too_many);
+
+			fwrite(text, 1, len, stdout);
+			free(text);
+		} else {
+			sel.every_metric = true;
+			load(&t, src, export_loads(&sel));
+			check_selection(&sel, &t);
+			warn_events(&t, &sel);
+			if (!strcmp(format, "json"))
+				export_json(&t, &sel);
+			else
+				export_csv(&t, &sel);
+		}
 	} else if (!strcmp(cmd, "textfile")) {
 		if (!dir)
 			die("textfile needs --dir DIR (node_exporter's --collector.textfile.directory)");
-		do {
-			write_textfile(root, dir);
-			if (every)
-				sleep(every);
-		} while (every);
-	} else if (!strcmp(cmd, "top")) {
-		bool color = isatty(STDOUT_FILENO) && getenv("TERM") && strcmp(getenv("TERM"), "dumb");
+		return textfile(root, src, dir, &sel, max_series, every);
+	} else {
+		struct sigaction quit = { .sa_handler = top_quit }, winch = { .sa_handler = top_resized };
+		bool color;
 
 		if (strcmp(sort_key, "cpu") && strcmp(sort_key, "retiring") &&
 		    strcmp(sort_key, "frontend") && strcmp(sort_key, "backend") &&
 		    strcmp(sort_key, "bad") && strcmp(sort_key, "ipc"))
-			die("unknown --sort \"%s\"", sort_key);
+			die("unknown --sort \"%s\" (cpu, retiring, frontend, backend, bad or ipc)",
+			    sort_key);
+		top_tty = isatty(STDOUT_FILENO);
+		color = top_tty && getenv("TERM") && strcmp(getenv("TERM"), "dumb");
+		sigemptyset(&quit.sa_mask);
+		sigemptyset(&winch.sa_mask);
+		sigaction(SIGINT, &quit, NULL);
+		sigaction(SIGTERM, &quit, NULL);
+		sigaction(SIGWINCH, &winch, NULL);	/* no SA_RESTART: wakes the sleep */
+		if (color) {
+			fputs("\033[?25l", stdout);	/* no cursor; top_quit() restores it */
+			atexit(top_show_cursor);
+		}
 		for (int i = 0; !iterations || i < iterations; i++) {
 			unsigned int interval_ms = 1000;
 
-			top_once(root, color);
+			top_once(root, src, color);
 			if (iterations && i + 1 == iterations)
 				break;
 			if (!delay) {
@@ -1572,12 +2511,9 @@ int main(int argc, char **argv)
 				interval_ms = s ? atoi(s) : 1000;
 				free(s);
 			}
-			usleep(delay ? delay * 1000000u : (interval_ms < 1000 ? 1000 : interval_ms) * 1000u);
+			top_sleep(delay ? delay : (interval_ms < 1000 ? 1000 : interval_ms) / 1000.0,
+				  root, src, color);
 		}
-	} else {
-		fprintf(stderr, "%s: unknown command \"%s\"\n", prog, cmd);
-		usage(stderr);
-		return 2;
 	}
 	if (fflush(stdout) || ferror(stdout))
 		die("write error: %s", strerror(errno));
