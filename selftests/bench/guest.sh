@@ -156,8 +156,8 @@ reads() {
 			base) ns=$(spin time cat /dev/null) ;;
 			text) ns=$(spin time cat $files) ;;
 			snapshot) ns=$(spin time cat /dev/n3telemetry) ;;
-			export-prometheus) ns=$(spin time n3tel export --format prometheus) ;;
-			export-json) ns=$(spin time n3tel export --format json) ;;
+			export-prometheus) ns=$(spin time n3tel export --format prometheus --scope all --max-series 100000) ;;
+			export-json) ns=$(spin time n3tel export --format json --scope all) ;;
 			esac
 			echo "BENCH read $what $i $ns"
 		done

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Host tests of n3tel and the fleet integration: fixture sysfs trees with
-# golden outputs, error handling, promtool, node_exporter, tmux, dashboard.
+# golden outputs, error handling, promtool, node_exporter, tmux.
 # Prints ok / not ok lines.  usage: n3tel.sh BUILDDIR
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -415,43 +415,7 @@ rc=$?
 [ $rc = 0 ] || sed 's/^/# /' "$out/sigterm.log"
 t textfile-sigterm-no-temp test $rc = 0
 
-# Prometheus rules
-t promtool-check-rules promtool check rules "$top/tools/prometheus/n3telemetry.rules.yml"
-t promtool-test-rules sh -c "cd '$top/tools/prometheus' && promtool test rules n3telemetry.rules.test.yml"
-
-# the dashboard queries only series the exporter (any scope) or the rules produce
-t dashboard-series python3 - "$top/tools/grafana/n3telemetry-dashboard.json" \
-	"$top/tools/prometheus/n3telemetry.rules.yml" "$golden/export-prometheus-all" <<'PY'
-import json, re, sys
-dash, rules, prom = sys.argv[1:4]
-known = set(re.findall(r'^\s*- record: (\S+)', open(rules).read(), re.M))
-known |= set(re.findall(r'^# TYPE (\S+) ', open(prom).read(), re.M))
-exprs = []
-def walk(o):
-    if isinstance(o, dict):
-        for k, v in o.items():
-            if k == 'expr' and isinstance(v, str):
-                exprs.append(v)
-            if k == 'query' and o.get('type') == 'query':
-                exprs.append(v)
-            walk(v)
-    elif isinstance(o, list):
-        for v in o:
-            walk(v)
-walk(json.load(open(dash)))
-funcs = {'sum', 'avg', 'rate', 'by', 'label_values', 'instance', 'event', 'model', 'round'}
-bad = []
-for e in exprs:
-    e = re.sub(r'\[[^]]*\]', '', re.sub(r'\{[^}]*\}', '', re.sub(r'"[^"]*"', '', e)))
-    for name in re.findall(r'[A-Za-z_:][A-Za-z0-9_:]*', e):
-        if name in funcs or name.startswith('$'):
-            continue
-        if name not in known:
-            bad.append(name)
-if bad or not exprs:
-    print('# unknown series:', sorted(set(bad)))
-    sys.exit(1)
-PY
+# (the rules and the dashboard against these exports: selftests/host/rules.sh)
 
 # node_exporter's textfile collector serves the file of a 192-CPU host
 tfb=$out/textfile-big

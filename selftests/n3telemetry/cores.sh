@@ -76,7 +76,7 @@ neoverse-v2 (forced)" "$(cat $N3T/cpu_model)"
 	check hetero-v2-keeps-general test -e $N3T/cpu2/general
 	expect_eq hetero-group-none-for-v2 EINVAL "$(errno_of $N3T/groups 'topdown_frontend')"
 	if [ -x /bin/n3tel ]; then
-		n3tel export --format prometheus > /tmp/export 2>&1
+		n3tel export --format prometheus --scope cpu > /tmp/export 2>&1
 		check hetero-export-models grep -q 'cpu="2",model="neoverse-v2"' /tmp/export
 	fi
 	tp_teardown
