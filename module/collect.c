@@ -992,13 +992,13 @@ restore:
 	mutex_unlock(&n3t_cfg.lock);
 out:
 	if (ret == -EBUSY)
-		pr_warn("could not resume (error %d: counters held by another perf user); still paused\n",
-			ret);
+		pr_warn_ratelimited("could not resume (error %d: counters held by another perf user); still paused\n",
+				    ret);
 	else if (ret == -ENOSPC)
-		pr_warn("could not resume (error %d: the selected groups do not fit in the free counters); still paused\n",
-			ret);
+		pr_warn_ratelimited("could not resume (error %d: the selected groups do not fit in the free counters); still paused\n",
+				    ret);
 	else if (ret)
-		pr_warn("could not resume (error %d); still paused\n", ret);
+		pr_warn_ratelimited("could not resume (error %d); still paused\n", ret);
 	n3t_free_plans(plans);
 	return ret;
 }
@@ -1028,11 +1028,11 @@ int n3t_collect_enable(bool on)
 	} else if (on) {
 		ret = n3t_resume();
 		if (!ret)
-			pr_info("resumed\n");
+			pr_info_ratelimited("resumed\n");
 	} else {
 		WRITE_ONCE(n3t_cfg.paused, true);
 		n3t_stop();
-		pr_info("paused: every counter released\n");
+		pr_info_ratelimited("paused: every counter released\n");
 	}
 	mutex_unlock(&n3t_cfg.reconf);
 	return ret;
