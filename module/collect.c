@@ -978,6 +978,7 @@ static int n3t_resume(void)
 		ret = n3t_left_out_error();
 		if (!ret) {
 			WRITE_ONCE(n3t_cfg.paused, false);
+			atomic_set(&n3t_cpu_warned, 0);	/* CPUs coming online later */
 			goto out;
 		}
 		n3t_stop();

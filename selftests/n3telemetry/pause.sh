@@ -49,6 +49,28 @@ check_values online-again-cpu2 $N3T/cpu2 "$VEC_B"
 expect_eq cpu2-cycles-two-intervals "$((4000000000 * KC))" "$(ev $N3T/cpu2 CPU_CYCLES)"
 expect_eq system-cycles-two-intervals "$((6000000000 * KC))" "$(ev $N3T/system CPU_CYCLES)"
 
+# what readers see while CPUs' counts are folded (offline, pause): always the
+# same total, never twice a CPU's counts or none of them; the test build's
+# delay holds each reader between finding a CPU's state and reading it
+[ -e $DBG/delay_us_read ] && echo 2000 > $DBG/delay_us_read
+rm -f /tmp/pause.stop
+(while [ ! -e /tmp/pause.stop ]; do ev $N3T/system CPU_CYCLES; done > /tmp/pause.reads) &
+for i in 1 2 3 4 5; do
+	for c in 2 3; do
+		echo 0 > $CPUS/cpu$c/online
+		echo 1 > $CPUS/cpu$c/online
+	done
+	echo 0 > $N3T/enabled
+	echo 1 > $N3T/enabled
+done
+touch /tmp/pause.stop
+wait
+[ -e $DBG/delay_us_read ] && echo 0 > $DBG/delay_us_read
+echo "# $(wc -l < /tmp/pause.reads) reads of system/events during 10 offline and 5 pause cycles"
+expect_eq reads-during-folds-exact "" \
+	"$(grep -v "^$((6000000000 * KC))\$" /tmp/pause.reads | sort -u | tr '\n' ' ')"
+check reads-during-folds-many test "$(wc -l < /tmp/pause.reads)" -ge 10
+
 # the enabled file
 expect_eq enabled-at-load 1 "$(cat $N3T/enabled)"
 expect_eq enabled-mode 644 "$(stat -c %a $N3T/enabled)"
