@@ -13,9 +13,12 @@
  *
  * Lifetimes.  A CPU's struct n3t_cpu exists from its online callback to its
  * offline callback; readers reach it under RCU and it is freed, whole, after
- * a grace period.  Collection is started and stopped only under
- * n3t_cfg.reconf; once n3t_cfg.exiting is set nothing starts it again, so
- * after module exit has stopped it no sampler or re-pack work can run.
+ * a grace period.  What it counted is folded into the CPU's struct n3t_base
+ * (load to unload) as it is unpublished, so cumulative counts continue
+ * across a pause (the enabled file), a reconfiguration and CPU hotplug.
+ * Collection is started and stopped only under n3t_cfg.reconf; once
+ * n3t_cfg.exiting is set nothing starts it again, so after module exit has
+ * stopped it no sampler or re-pack work can run.
  * Telemetry never keeps a CPU offline: the online callback always succeeds,
  * and a CPU it could not set up is left uncollected (its status says why).
  */
@@ -37,6 +40,8 @@
 #include "n3telemetry.h"
 
 static DEFINE_PER_CPU(struct n3t_cpu __rcu *, n3t_pcpu);
+/* what each possible CPU counted before its current state (struct n3t_base) */
+static struct n3t_base __percpu *n3t_base;
 /* enum n3t_cpu_state, written by the hotplug callbacks */
 static DEFINE_PER_CPU(int, n3t_state);
 static enum cpuhp_state n3t_hp_state;
@@ -76,6 +81,7 @@ static const char * const n3t_state_names[N3T_NR_CPU_STATES] = {
 	[N3T_CPU_NO_MEMORY] = "failed-no-memory",
 	[N3T_CPU_NO_COUNTERS] = "failed-no-counters",
 	[N3T_CPU_UNSUPPORTED] = "unsupported-core",
+	[N3T_CPU_PAUSED] = "paused",
 };
 
 /**
@@ -100,7 +106,12 @@ struct n3t_domain *n3t_cpu_domain(unsigned int cpu)
  */
 enum n3t_cpu_state n3t_cpu_state(unsigned int cpu)
 {
-	return READ_ONCE(per_cpu(n3t_state, cpu));
+	enum n3t_cpu_state state = READ_ONCE(per_cpu(n3t_state, cpu));
+
+	/* stopped because paused, or came online while paused */
+	if (state == N3T_CPU_OFFLINE && READ_ONCE(n3t_cfg.paused))
+		return N3T_CPU_PAUSED;
+	return state;
 }
 
 /**
@@ -623,20 +634,42 @@ static int n3t_cpu_online(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * Teardown: a real CPU offline, and every CPU's when collection stops
+ * (pause, reconfiguration, re-pack, unload).  The sampler is stopped and the
+ * running slice ended, so that everything the counters counted is in
+ * pc->scratch; it goes to the CPU's base in the same write section that
+ * unpublishes pc: a reader retries and sees it once, never twice or not at
+ * all, and the counts never go down.
+ */
 static int n3t_cpu_offline(unsigned int cpu)
 {
 	struct n3t_cpu *pc = rcu_dereference_protected(per_cpu(n3t_pcpu, cpu), true);
+	struct n3t_base *b = per_cpu_ptr(n3t_base, cpu);
+	unsigned int e;
 
 	WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_OFFLINE);
 	if (!pc)
 		return 0;
-	RCU_INIT_POINTER(per_cpu(n3t_pcpu, cpu), NULL);
 	cancel_delayed_work_sync(&pc->work);
+	n3t_end_slice(pc);
+	write_seqlock(&b->lock);
+	RCU_INIT_POINTER(per_cpu(n3t_pcpu, cpu), NULL);
+	for (e = 0; e < N3T_MAX_EVENTS; e++) {
+		b->ev_count[e] += pc->scratch.ev_count[e];
+		b->ev_ns[e] += pc->scratch.ev_ns[e];
+	}
+	write_sequnlock(&b->lock);
 	n3t_cpu_release_events(pc);
 	/* the one place a reader-reachable structure is freed */
 	kvfree_rcu(pc, rcu);
 	return 0;
 }
+
+/* n3t_read_cpu() clears what comes before the cumulative counts */
+static_assert(offsetof(struct n3t_result, ev_ns) ==
+	      offsetofend(struct n3t_result, ev_count));
+static_assert(offsetofend(struct n3t_result, ev_ns) == sizeof(struct n3t_result));
 
 /**
  * n3t_read_cpu() - copy a CPU's latest published interval
@@ -649,41 +682,60 @@ static int n3t_cpu_offline(unsigned int cpu)
  *
  * Lockless against the sampler (seqcount retry loop, never blocks it).  The
  * caller holds n3t_cfg.lock, so plans do not change under it; @sets and
- * @delta need @plan.
- * Return: false if the CPU is not collecting (with @plan).
+ * @delta need @plan.  The cumulative counts (@res->ev_count, @res->ev_ns)
+ * are always filled, collecting or not: what the CPU counted since load.
+ * Return: false if the CPU is not collecting (with @plan); then @res has
+ * only the cumulative counts.
  */
 bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_result *res,
 		  struct n3t_pub_set *sets, u64 *delta)
 {
+	struct n3t_base *b = per_cpu_ptr(n3t_base, cpu);
+	unsigned int seq, bseq, e;
 	struct n3t_cpu *pc;
-	unsigned int seq;
-	bool ok = false;
+	bool ok;
 
 	if (WARN_ON_ONCE(!plan && (sets || delta)))
 		return false;
-	rcu_read_lock();
-	pc = rcu_dereference(per_cpu(n3t_pcpu, cpu));
-	n3t_test_delay(N3T_HOOK_READ);
-	if (pc && (!plan || pc->plan == plan)) {
-		do {
-			seq = read_seqcount_begin(&pc->pub_lock);
-			*res = pc->pub;
-			if (sets)
-				memcpy(sets, pc->pub_set, pc->nr_sets * sizeof(*sets));
-			if (delta)
-				memcpy(delta, pc->pub_delta, pc->nr_ev * sizeof(*delta));
-		} while (read_seqcount_retry(&pc->pub_lock, seq));
-		ok = true;
-	}
-	rcu_read_unlock();
+	do {
+		bseq = read_seqbegin(&b->lock);
+		ok = false;
+		rcu_read_lock();
+		pc = rcu_dereference(per_cpu(n3t_pcpu, cpu));
+		n3t_test_delay(N3T_HOOK_READ);
+		if (pc) {
+			ok = !plan || pc->plan == plan;
+			do {
+				seq = read_seqcount_begin(&pc->pub_lock);
+				*res = pc->pub;
+				if (ok && sets)
+					memcpy(sets, pc->pub_set, pc->nr_sets * sizeof(*sets));
+				if (ok && delta)
+					memcpy(delta, pc->pub_delta, pc->nr_ev * sizeof(*delta));
+			} while (read_seqcount_retry(&pc->pub_lock, seq));
+		}
+		rcu_read_unlock();
+		if (!ok) {
+			/* not collecting (with @plan): only the counts below */
+			if (pc)
+				memset(res, 0, offsetof(struct n3t_result, ev_count));
+			else
+				memset(res, 0, sizeof(*res));
+		}
+		for (e = 0; e < N3T_MAX_EVENTS; e++) {
+			res->ev_count[e] += b->ev_count[e];
+			res->ev_ns[e] += b->ev_ns[e];
+		}
+	} while (read_seqretry(&b->lock, bseq));
 	return ok;
 }
 
-static int n3t_start(void)
+/* @quiet: a CPU left out is not logged (the caller says what failed) */
+static int n3t_start(bool quiet)
 {
 	int ret;
 
-	atomic_set(&n3t_cpu_warned, 0);
+	atomic_set(&n3t_cpu_warned, quiet);
 	WRITE_ONCE(n3t_gen, n3t_gen + 1);
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "n3telemetry:online",
 				n3t_cpu_online, n3t_cpu_offline);
@@ -772,6 +824,21 @@ static int n3t_pack_all(const u32 *groups, struct n3t_plan **plans, bool warn)
 	return 0;
 }
 
+/*
+ * Make @plans the domains' plans and @interval_ms the interval, with
+ * collection stopped; @plans is left holding the previous plans.
+ */
+static void n3t_swap_plans(struct n3t_plan **plans, unsigned int interval_ms)
+{
+	unsigned int d;
+
+	mutex_lock(&n3t_cfg.lock);
+	for (d = 0; d < n3t_cfg.nr_dom; d++)
+		swap(n3t_cfg.dom[d].plan, plans[d]);
+	WRITE_ONCE(n3t_cfg.interval_ms, interval_ms);
+	mutex_unlock(&n3t_cfg.lock);
+}
+
 /* The above with n3t_cfg.reconf held; @plans (one per domain) are consumed. */
 static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 			     struct n3t_plan **plans)
@@ -796,6 +863,19 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 	if (interval_ms == N3T_KEEP)
 		interval_ms = n3t_cfg.interval_ms;
 	/*
+	 * Paused: what fits in the counters found by the last probe is stored
+	 * and applied by the resume, which probes and packs again.
+	 */
+	if (n3t_cfg.paused) {
+		ret = n3t_pack_all(sel, plans, true);
+		if (ret)
+			goto out;
+		n3t_swap_plans(plans, interval_ms);
+		n3t_free_plans(plans);
+		WRITE_ONCE(n3t_repack_off, false);
+		return 0;
+	}
+	/*
 	 * What does not fit in every counter the module may use is refused
 	 * before anything stops (a re-probe could only find fewer).
 	 */
@@ -811,7 +891,7 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 		pr_warn("re-probe found no free counters or failed; keeping the counters found before\n");
 	ret = n3t_pack_all(sel, plans, true);
 	if (ret) {
-		if (n3t_start())
+		if (n3t_start(false))
 			pr_err("could not restart collection\n");
 		goto out;
 	}
@@ -823,7 +903,7 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 	old_ms = n3t_cfg.interval_ms;
 	n3t_cfg.interval_ms = interval_ms;
 	mutex_unlock(&n3t_cfg.lock);
-	ret = n3t_start();
+	ret = n3t_start(false);
 	if (ret) {
 		mutex_lock(&n3t_cfg.lock);
 		for (d = 0; d < n3t_cfg.nr_dom; d++) {
@@ -832,7 +912,7 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 		}
 		n3t_cfg.interval_ms = old_ms;
 		mutex_unlock(&n3t_cfg.lock);
-		if (n3t_start())
+		if (n3t_start(false))
 			pr_err("could not restart collection\n");
 	}
 	n3t_free_plans(old);
@@ -840,6 +920,122 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 
 out:
 	n3t_free_plans(plans);
+	return ret;
+}
+
+/* Any CPU that should collect and could not be set up (since n3t_start()). */
+static int n3t_left_out_error(void)
+{
+	unsigned int cpu;
+	int ret = 0;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		enum n3t_cpu_state state = READ_ONCE(per_cpu(n3t_state, cpu));
+
+		if (state == N3T_CPU_NO_MEMORY)
+			ret = -ENOMEM;
+		else if (state == N3T_CPU_NO_COUNTERS && !ret)
+			ret = -EBUSY;
+	}
+	cpus_read_unlock();
+	return ret;
+}
+
+/*
+ * Resume, with n3t_cfg.reconf held: probe each core type's counters as at
+ * load, pack the stored selection for them, recreate the counters.  On any
+ * failure (nothing free, the selection does not fit, a CPU that could not
+ * be set up) everything is as before: paused, same plans and capacities.
+ */
+static int n3t_resume(void)
+{
+	struct n3t_plan *plans[N3T_MAX_DOMAINS] = {};
+	unsigned int cap[N3T_MAX_DOMAINS], d;
+	bool cycle[N3T_MAX_DOMAINS];
+	u32 sel[N3T_MAX_DOMAINS];
+	int ret = 0;
+
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		plans[d] = kmalloc(sizeof(*plans[d]), GFP_KERNEL);
+		if (!plans[d])
+			ret = -ENOMEM;
+		sel[d] = n3t_cfg.dom[d].plan->groups;
+		cap[d] = n3t_cfg.dom[d].capacity;
+		cycle[d] = n3t_cfg.dom[d].cycle_counter;
+	}
+	if (ret)
+		goto out;
+	ret = n3t_probe_capacity();
+	if (!ret)
+		ret = n3t_pack_all(sel, plans, false);
+	if (ret)
+		goto restore;
+	n3t_swap_plans(plans, n3t_cfg.interval_ms);
+	WRITE_ONCE(n3t_repack_off, false);
+	ret = n3t_start(true);
+	if (!ret) {
+		ret = n3t_left_out_error();
+		if (!ret) {
+			WRITE_ONCE(n3t_cfg.paused, false);
+			atomic_set(&n3t_cpu_warned, 0);	/* CPUs coming online later */
+			goto out;
+		}
+		n3t_stop();
+	}
+	n3t_swap_plans(plans, n3t_cfg.interval_ms);
+restore:
+	mutex_lock(&n3t_cfg.lock);
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		n3t_cfg.dom[d].capacity = cap[d];
+		n3t_cfg.dom[d].cycle_counter = cycle[d];
+	}
+	mutex_unlock(&n3t_cfg.lock);
+out:
+	if (ret == -EBUSY)
+		pr_warn_ratelimited("could not resume (error %d: counters held by another perf user); still paused\n",
+				    ret);
+	else if (ret == -ENOSPC)
+		pr_warn_ratelimited("could not resume (error %d: the selected groups do not fit in the free counters); still paused\n",
+				    ret);
+	else if (ret)
+		pr_warn_ratelimited("could not resume (error %d); still paused\n", ret);
+	n3t_free_plans(plans);
+	return ret;
+}
+
+/**
+ * n3t_collect_enable() - pause or resume collection (the enabled file)
+ * @on: resume (true) or pause (false)
+ *
+ * Pausing releases every counter on every CPU and stops the samplers;
+ * resuming probes the counters again, re-packs the selected groups if
+ * needed and recreates the counters.  Cumulative counts continue (see
+ * struct n3t_base); the time paused is not counting time.  Asking for the
+ * current state does nothing.
+ * Return: 0; -ENODEV once module exit has begun; or, failing to resume,
+ * -EBUSY (no counter free), -ENOSPC (the selection does not fit), -ENOMEM,
+ * with the module still paused.
+ */
+int n3t_collect_enable(bool on)
+{
+	int ret = 0;
+
+	mutex_lock(&n3t_cfg.reconf);
+	if (n3t_cfg.exiting) {
+		ret = -ENODEV;
+	} else if (on == !n3t_cfg.paused) {
+		ret = 0;
+	} else if (on) {
+		ret = n3t_resume();
+		if (!ret)
+			pr_info_ratelimited("resumed\n");
+	} else {
+		WRITE_ONCE(n3t_cfg.paused, true);
+		n3t_stop();
+		pr_info_ratelimited("paused: every counter released\n");
+	}
+	mutex_unlock(&n3t_cfg.reconf);
 	return ret;
 }
 
@@ -875,6 +1071,8 @@ static void n3t_repack_fn(struct work_struct *work)
 	}
 	mutex_lock(&n3t_cfg.reconf);
 	up = xchg(&n3t_repack_up, false);
+	if (n3t_cfg.paused)
+		goto out;	/* a request from before the pause */
 	if (up ? READ_ONCE(n3t_repack_up_gen) != n3t_gen || !n3t_any_reduced() :
 		 READ_ONCE(n3t_repack_off) || READ_ONCE(n3t_repack_gen) != n3t_gen)
 		goto out;
@@ -1272,14 +1470,22 @@ int n3t_collect_init(void)
 			dom->plan->nr_sets);
 	}
 
-	n3t_wq = alloc_workqueue("n3telemetry", WQ_FREEZABLE, 0);
-	if (!n3t_wq)
+	n3t_base = alloc_percpu(struct n3t_base);
+	if (!n3t_base)
 		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		seqlock_init(&per_cpu_ptr(n3t_base, cpu)->lock);
+	n3t_wq = alloc_workqueue("n3telemetry", WQ_FREEZABLE, 0);
+	if (!n3t_wq) {
+		free_percpu(n3t_base);
+		return -ENOMEM;
+	}
 	mutex_lock(&n3t_cfg.reconf);
-	ret = n3t_start();
+	ret = n3t_start(false);
 	mutex_unlock(&n3t_cfg.reconf);
 	if (ret) {
 		destroy_workqueue(n3t_wq);
+		free_percpu(n3t_base);
 		return ret;
 	}
 	n3t_debugfs = debugfs_create_dir("n3telemetry", NULL);
@@ -1294,6 +1500,7 @@ int n3t_collect_init(void)
  * n3t_collect_exit() - stop collecting for good
  *
  * After it returns no sampler or re-pack work runs, and none can be queued.
+ * Paused or not.  Called after the readers (sysfs, snapshot) are gone.
  */
 void n3t_collect_exit(void)
 {
@@ -1305,4 +1512,6 @@ void n3t_collect_exit(void)
 	/* samplers are gone; a re-pack queued before sees exiting and returns */
 	cancel_work_sync(&n3t_repack_work);
 	destroy_workqueue(n3t_wq);
+	/* sysfs and the snapshot device, its readers, are gone */
+	free_percpu(n3t_base);
 }

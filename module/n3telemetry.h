@@ -39,8 +39,9 @@ struct n3t_pub_set {
  * @value: metric values, fixed point (engine.h)
  * @valid: which @value are defined
  * @counted: events counted in the interval
- * @ev_count: cumulative count of each event
- * @ev_ns: cumulative time each event was counting
+ * @ev_count: cumulative count of each event (as published: since load,
+ *	struct n3t_base included)
+ * @ev_ns: cumulative time each event was counting (likewise)
  */
 struct n3t_result {
 	u64 seq;
@@ -51,6 +52,27 @@ struct n3t_result {
 	s64 value[N3T_MAX_METRICS];
 	DECLARE_BITMAP(valid, N3T_MAX_METRICS);
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
+	u64 ev_count[N3T_MAX_EVENTS];
+	u64 ev_ns[N3T_MAX_EVENTS];
+};
+
+/**
+ * struct n3t_base - what a CPU counted before its current collection state
+ * @lock: protects @ev_count and @ev_ns, and the publication of the CPU's
+ *	struct n3t_cpu, against readers (n3t_read_cpu()); written only by the
+ *	CPU's teardown callback, which folds the state's counts in and
+ *	unpublishes it in one write section, so a reader sees them either in
+ *	the state or here, never in both nor in neither
+ * @ev_count: counts of the CPU's torn-down collection states, per event
+ * @ev_ns: their counting times, per event
+ *
+ * One per possible CPU, allocated at load and freed at unload once no
+ * reader is left: a CPU's cumulative counts are this plus its current
+ * state's, and so never go backwards, whether collection is paused,
+ * reconfigured or the CPU goes offline.
+ */
+struct n3t_base {
+	seqlock_t lock;	/* see above */
 	u64 ev_count[N3T_MAX_EVENTS];
 	u64 ev_ns[N3T_MAX_EVENTS];
 };
@@ -147,9 +169,11 @@ struct n3t_cpu_set {
  * One allocation, sized by the plan, created and destroyed by the CPU's
  * hotplug callbacks.  Readers reach it through RCU (the per-CPU pointer
  * behind n3t_read_cpu()) and read only @pub, @pub_set and @pub_delta under
- * @pub_lock; the offline callback unpublishes it, stops @work, releases the
- * counters and frees the whole allocation after a grace period
- * (kvfree_rcu()), so nothing a reader can reach is freed earlier.
+ * @pub_lock; the offline callback stops @work, ends the running slice,
+ * folds the counts into the CPU's struct n3t_base as it unpublishes the
+ * structure, releases the counters and frees the whole allocation after a
+ * grace period (kvfree_rcu()), so nothing a reader can reach is freed
+ * earlier.
  */
 struct n3t_cpu {
 	struct rcu_head rcu;
@@ -194,6 +218,7 @@ struct n3t_cpu {
  * @N3T_CPU_NO_MEMORY: its state could not be allocated when it came online
  * @N3T_CPU_NO_COUNTERS: a counter could not be created when it came online
  * @N3T_CPU_UNSUPPORTED: a core none of the module's tables describes
+ * @N3T_CPU_PAUSED: collection is paused (the enabled file): no counter held
  * @N3T_NR_CPU_STATES: number of states
  */
 enum n3t_cpu_state {
@@ -203,6 +228,7 @@ enum n3t_cpu_state {
 	N3T_CPU_NO_MEMORY,
 	N3T_CPU_NO_COUNTERS,
 	N3T_CPU_UNSUPPORTED,
+	N3T_CPU_PAUSED,
 	N3T_NR_CPU_STATES
 };
 
@@ -251,7 +277,8 @@ struct n3t_domain {
 /**
  * struct n3t_config - module-wide configuration
  * @reconf: serialises starting and stopping collection (configuration
- *	writes, the re-pack work, test controls) and protects @exiting; held
+ *	writes, the enabled file, the re-pack work, test controls) and
+ *	protects @exiting and @paused; held
  *	across cpuhp calls, so never taken by a sysfs reader
  * @lock: protects the domains' plans and @interval_ms against readers;
  *	never held across cpuhp calls or while taking cpus_read_lock()
@@ -260,6 +287,9 @@ struct n3t_domain {
  * @repacks_down: re-packs for fewer counters since load
  * @repacks_up: re-packs back up since load
  * @exiting: module exit has begun; nothing may start collection again
+ * @paused: collection is paused (enabled 0): no counter is held, and
+ *	configuration writes are stored for the resume (read locklessly by
+ *	the status files)
  * @nr_dom: domains in @dom
  * @dom: one per core type; the first is the boot CPU's
  */
@@ -271,6 +301,7 @@ struct n3t_config {
 	unsigned int repacks_down;
 	unsigned int repacks_up;
 	bool exiting;
+	bool paused;
 	unsigned int nr_dom;
 	struct n3t_domain dom[N3T_MAX_DOMAINS];
 };
@@ -282,6 +313,7 @@ extern bool n3t_isolated;
 int n3t_collect_init(void);
 void n3t_collect_exit(void);
 int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms);
+int n3t_collect_enable(bool on);
 int n3t_parse_selection(const char *buf, size_t count, u32 *groups);
 struct n3t_domain *n3t_cpu_domain(unsigned int cpu);
 struct n3t_domain *n3t_cpu_identify(void);

@@ -152,8 +152,11 @@ static int n3t_snapshot_take(struct n3t_snap_file *sf)
 
 		if (n == max)
 			break;
-		if (!dom || !n3t_read_cpu(cpu, dom->plan, res, NULL, NULL))
+		/* not collecting: no interval, but what it counted before */
+		if (!dom)
 			memset(res, 0, sizeof(*res));
+		else
+			n3t_read_cpu(cpu, dom->plan, res, NULL, NULL);
 		n3t_fill_record(&rec[n++], cpu, dom, res);
 	}
 	h->magic = N3T_SNAP_MAGIC;

@@ -9,6 +9,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/error-injection.h>
 #include <linux/kobject.h>
+#include <linux/kstrtox.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -36,7 +37,8 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
 
 /**
  * struct n3t_view - a consistent copy of one directory's latest interval
- * @res: the result (for system/: sums over the CPUs that collect)
+ * @res: the result (for system/: sums over the CPUs that collect; the
+ *	cumulative counts sum over every possible CPU of the first domain)
  * @dom: the domain whose plan the view follows (NULL: the CPU has none)
  * @ok: whether any data was published
  * @state: cpuN/: whether the CPU collects
@@ -108,17 +110,30 @@ static struct n3t_view *n3t_view_get(int cpu)
 		return v;
 	}
 
-	/* system: sum the latest interval's per-set deltas of the first domain's CPUs */
+	/*
+	 * system: sum the latest interval's per-set deltas of the first
+	 * domain's CPUs that collect, and the cumulative counts of all of its
+	 * CPUs, offline or paused ones included: the totals never go down
+	 */
 	one = n3t_view_alloc(nr, nr_ev);
 	counts = kcalloc(N3T_MAX_EVENTS, sizeof(*counts), GFP_KERNEL);
 	if (!one || !counts)
 		goto fail;
 	/* no cpus_read_lock(): CPUs going offline simply stop publishing */
 	for_each_possible_cpu(c) {
+		bool live;
+
 		if (cpu_online(c))
 			v->nr_state[n3t_cpu_state(c)]++;
-		if (!n3t_read_cpu(c, plan, &one->res, one->sets, one->delta) ||
-		    !one->res.seq)
+		if (n3t_cpu_domain(c) != dom)
+			continue;
+		live = n3t_read_cpu(c, plan, &one->res, one->sets, one->delta) &&
+		       one->res.seq;
+		for (e = 0; e < N3T_MAX_EVENTS; e++) {
+			v->res.ev_count[e] += one->res.ev_count[e];
+			v->res.ev_ns[e] += one->res.ev_ns[e];
+		}
+		if (!live)
 			continue;
 		v->ok = true;
 		v->nr_cpus++;
@@ -126,10 +141,6 @@ static struct n3t_view *n3t_view_get(int cpu)
 		v->res.end_ns = max(v->res.end_ns, one->res.end_ns);
 		v->res.interval_ns = max(v->res.interval_ns, one->res.interval_ns);
 		v->res.lost += one->res.lost;
-		for (e = 0; e < N3T_MAX_EVENTS; e++) {
-			v->res.ev_count[e] += one->res.ev_count[e];
-			v->res.ev_ns[e] += one->res.ev_ns[e];
-		}
 		for (s = 0, first = 0; s < nr; s++) {
 			unsigned int w = bitmap_weight(plan->set[s].events, N3T_MAX_EVENTS);
 
@@ -284,7 +295,8 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 		len += sysfs_emit_at(buf, len, "state %s\n", n3t_cpu_state_name(v->state));
 	else
 		len += sysfs_emit_at(buf, len,
-				     "cpus_collecting %u\ncpus_isolated %u\ncpus_failed %u\ncpus_unsupported %u\n",
+				     "state %s\ncpus_collecting %u\ncpus_isolated %u\ncpus_failed %u\ncpus_unsupported %u\n",
+				     READ_ONCE(n3t_cfg.paused) ? "paused" : "collecting",
 				     v->nr_state[N3T_CPU_COLLECTING],
 				     v->nr_state[N3T_CPU_ISOLATED],
 				     v->nr_state[N3T_CPU_NO_MEMORY] +
@@ -460,6 +472,27 @@ static ssize_t interval_ms_store(struct kobject *kobj, struct kobj_attribute *at
 	return ret ? ret : count;
 }
 
+static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", !READ_ONCE(n3t_cfg.paused));
+}
+
+/* 0 pauses (every counter released), 1 resumes; see n3t_collect_enable() */
+static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	bool on;
+	int ret;
+
+	if (count > N3T_WRITE_MAX || memchr(buf, 0, count))
+		return -EINVAL;
+	ret = kstrtobool(buf, &on);
+	if (ret)
+		return ret;
+	ret = n3t_collect_enable(on);
+	return ret ? ret : count;
+}
+
 /* The group names of every domain, @sel's (or all), each name once. */
 static int n3t_emit_groups(char *buf, const u32 *sel)
 {
@@ -547,6 +580,7 @@ static struct kobj_attribute interval_ms_attr = __ATTR_RW(interval_ms);
 static struct kobj_attribute groups_attr = __ATTR_RW(groups);
 static struct kobj_attribute available_groups_attr = __ATTR_RO(available_groups);
 static struct kobj_attribute sets_attr = __ATTR_RO(sets);
+static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
 
 static struct attribute *n3t_top_attrs[] = {
 	&version_attr.attr,
@@ -557,6 +591,7 @@ static struct attribute *n3t_top_attrs[] = {
 	&groups_attr.attr,
 	&available_groups_attr.attr,
 	&sets_attr.attr,
+	&enabled_attr.attr,
 	NULL,
 };
 

@@ -4,8 +4,8 @@
 # offline and online 150 times (at least 100 within 10 minutes, however
 # loaded the host) while 5 readers read every file
 # (system/ and the snapshot with odd block sizes included), a writer changes
-# groups and interval_ms and another the counters other users hold.  The
-# test build's delays widen the reader's copy and the sampler's switch so
+# groups and interval_ms, another the counters other users hold, another
+# pauses and resumes collection (enabled).  The test build's delays widen the reader's copy and the sampler's switch so
 # that the races are hit, not left to luck.  Then load/unload cycles while
 # readers hold files open.  The kernel log must stay clean (KASAN, lockdep).
 . ./lib.sh
@@ -30,6 +30,8 @@ loop sh -c "cat $N3T/groups $N3T/sets $N3T/counters $N3T/interval_ms $N3T/system
 loop sh -c "for g in all default general 'l1d_cache topdown_l1'; do echo \$g > $N3T/groups; done 2> /dev/null" &
 loop sh -c "for m in 20 35 10 50; do echo \$m > $N3T/interval_ms; done 2> /dev/null" &
 loop sh -c "for c in 6 3 5 1 6 0 4 6; do echo \$c > $TPDBG/counters; sleep 0.05; done" &
+# a resume may find no counter (0 above) and stay paused: the next one retries
+loop sh -c "echo 0 > $N3T/enabled; sleep 0.1; echo 1 > $N3T/enabled; sleep 0.2" 2> /dev/null &
 
 t0=$(date +%s)
 n=0
@@ -50,6 +52,8 @@ echo 0 > $DBG/delay_us_read
 echo 0 > $DBG/delay_us_switch
 echo 6 > $TPDBG/counters
 check still-writable sh -c "echo default > $N3T/groups"
+check resumes-after-race sh -c "echo 1 > $N3T/enabled"
+expect_eq enabled-after-race 1 "$(cat $N3T/enabled)"
 check unload n3t_unload
 
 # load/unload cycles while readers hold sysfs files open and keep reading
@@ -62,6 +66,7 @@ while [ $n -lt 30 ]; do
 	n3t_load force=1 pmu_type="$(cat $TPI)" interval_ms=10 || bad=$((bad + 1))
 	exec 3< $N3T/cpu1/general
 	exec 4< $N3T/system/topdown_l1
+	[ $((n % 2)) = 1 ] && echo 0 > $N3T/enabled	# unload paused, every other time
 	# the snapshot device pins the module while open: rmmod waits for it
 	_t=0
 	while ! rmmod n3telemetry 2> /dev/null && [ $_t -lt 100 ]; do sleep 0.05; _t=$((_t + 1)); done

@@ -35,5 +35,34 @@ expect_eq watchdog-standin-counts "" "$(grep -v running $TPDBG/standin)"
 check standin-on-every-cpu test "$(grep -c running $TPDBG/standin)" -eq "$(grep -c ^processor /proc/cpuinfo)"
 echo off > $TPDBG/standin
 check unload-default n3t_unload
+
+# Sharing the PMU: another pinned user wanting every programmable counter
+# the module found free (the hog: raw INST_RETIRED events) gets them all on
+# every CPU only while the module is paused.  One set (general: cycles and
+# INST_RETIRED), so the module holds a programmable counter all the time.
+check load-general n3t_load force=1 interval_ms=100 reserve=0 groups=general
+HOGN=$(value $N3T/counters programmable)
+NCPU=$(grep -c ^processor /proc/cpuinfo)
+sleep 0.5
+echo "hw $HOGN" > $TPDBG/hog
+echo "# collecting: $(cat $TPDBG/hog | tr '\n' ' ')"
+expect_eq hog-starved-while-collecting 0 "$(grep -c " $HOGN/$HOGN\$" $TPDBG/hog)"
+echo off > $TPDBG/hog
+expect_eq pause OK "$(errno_of $N3T/enabled 0)"
+echo "hw $HOGN" > $TPDBG/hog
+echo "# paused: $(cat $TPDBG/hog | tr '\n' ' ')"
+expect_eq hog-runs-while-paused "$NCPU" "$(grep -c " $HOGN/$HOGN\$" $TPDBG/hog)"
+echo off > $TPDBG/hog
+expect_eq resume OK "$(errno_of $N3T/enabled 1)"
+expect_eq resumed-programmable "$HOGN" "$(value $N3T/counters programmable)"
+cyc0=$(awk '$1 == "CPU_CYCLES" { print $2 }' $N3T/system/events)
+i=0
+while [ $i -lt 100000 ]; do i=$((i + 1)); done
+sleep 1
+ipc=$(value $N3T/system/general ipc)
+echo "# resumed: system ipc $ipc"
+check resumed-ipc-positive awk -v v="$ipc" 'BEGIN { exit !(v != "nan" && v > 0 && v <= 8) }'
+check resumed-cycles-grow test "$(awk '$1 == "CPU_CYCLES" { print $2 }' $N3T/system/events)" -gt "$cyc0"
+check unload-general n3t_unload
 rmmod n3t_testpmu
 ktap_finish

@@ -17,6 +17,14 @@
  * "tp" (this PMU) creates a pinned cycles event on every online CPU, after
  * whatever already holds counters; reading says per CPU whether it got a
  * counter ("running") or not ("starved"); writing "off" releases them.
+ *
+ * /sys/kernel/debug/n3t_testpmu/active says per online CPU how many of this
+ * PMU's counters are held by an event now ("cpu2 3").
+ *
+ * /sys/kernel/debug/n3t_testpmu/hog is another pinned user wanting N
+ * programmable counters: writing "tp N" (this PMU) or "hw N" (the CPU PMU,
+ * raw event 0x08) creates N pinned events on every online CPU; reading says
+ * per CPU how many of them run ("cpu2 4/6"); writing "off" releases them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -347,6 +355,152 @@ static const struct file_operations tp_standin_fops = {
 	.release = single_release,
 };
 
+static void tp_count_local(void *arg)
+{
+	struct tp_cpu *tc = this_cpu_ptr(&tp_cpus);
+	unsigned int *n = arg, i;
+
+	*n = !!tc->cyc;
+	for (i = 0; i < TP_MAX; i++)
+		*n += !!tc->slot[i];
+}
+
+static int tp_active_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu, n;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (smp_call_function_single(cpu, tp_count_local, &n, 1))
+			continue;
+		seq_printf(m, "cpu%u %u\n", cpu, n);
+	}
+	cpus_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(tp_active);
+
+#define TP_HOG_EVENT	0x08	/* INST_RETIRED: a programmable counter */
+
+static DEFINE_MUTEX(tp_hog_lock);	/* protects tp_hog, tp_hog_nr */
+static struct perf_event **tp_hog;	/* nr_cpu_ids x tp_hog_nr */
+static unsigned int tp_hog_nr;
+
+static void tp_hog_off(void)
+{
+	unsigned int i;
+
+	for (i = 0; tp_hog && i < nr_cpu_ids * tp_hog_nr; i++)
+		if (tp_hog[i])
+			perf_event_release_kernel(tp_hog[i]);
+	kfree(tp_hog);
+	tp_hog = NULL;
+	tp_hog_nr = 0;
+}
+
+static ssize_t tp_hog_write(struct file *f, const char __user *ubuf, size_t len,
+			    loff_t *ppos)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.config = TP_HOG_EVENT,
+		.pinned = 1,
+		.disabled = 1,
+	};
+	unsigned int cpu, i, n = 0;
+	char buf[16] = {};
+	int ret = 0;
+
+	if (len >= sizeof(buf) || copy_from_user(buf, ubuf, len))
+		return -EINVAL;
+	strim(buf);
+	if (!strncmp(buf, "hw ", 3))
+		attr.type = PERF_TYPE_RAW;
+	else if (!strncmp(buf, "tp ", 3))
+		attr.type = tp_pmu.type;
+	else if (strcmp(buf, "off"))
+		return -EINVAL;
+	if (strcmp(buf, "off") && (kstrtouint(buf + 3, 10, &n) || !n || n > TP_MAX))
+		return -EINVAL;
+	mutex_lock(&tp_hog_lock);
+	tp_hog_off();
+	if (n) {
+		tp_hog = kcalloc(nr_cpu_ids * n, sizeof(*tp_hog), GFP_KERNEL);
+		ret = tp_hog ? 0 : -ENOMEM;
+		tp_hog_nr = tp_hog ? n : 0;
+	}
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		for (i = 0; !ret && i < tp_hog_nr; i++) {
+			struct perf_event *pe;
+
+			pe = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+			if (IS_ERR(pe)) {
+				ret = PTR_ERR(pe);
+				break;
+			}
+			tp_hog[cpu * tp_hog_nr + i] = pe;
+			perf_event_enable(pe);
+		}
+	}
+	cpus_read_unlock();
+	if (ret)
+		tp_hog_off();
+	mutex_unlock(&tp_hog_lock);
+	return ret ? ret : len;
+}
+
+/* running: its running time grows (a starved pinned event's does not) */
+static int tp_hog_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu, i, nr, total;
+	u64 enabled, *run;
+
+	mutex_lock(&tp_hog_lock);
+	total = nr_cpu_ids * tp_hog_nr;
+	run = kcalloc(total ?: 1, sizeof(*run), GFP_KERNEL);
+	if (!run) {
+		mutex_unlock(&tp_hog_lock);
+		return -ENOMEM;
+	}
+	for (i = 0; i < total; i++)
+		if (tp_hog[i])
+			perf_event_read_value(tp_hog[i], &enabled, &run[i]);
+	msleep(50);
+	for_each_possible_cpu(cpu) {
+		bool any = false;
+
+		for (i = cpu * tp_hog_nr, nr = 0; i < (cpu + 1) * tp_hog_nr; i++) {
+			u64 now = 0;
+
+			if (!tp_hog[i])
+				continue;
+			any = true;
+			perf_event_read_value(tp_hog[i], &enabled, &now);
+			nr += now > run[i];
+		}
+		if (any)
+			seq_printf(m, "cpu%u %u/%u\n", cpu, nr, tp_hog_nr);
+	}
+	mutex_unlock(&tp_hog_lock);
+	kfree(run);
+	return 0;
+}
+
+static int tp_hog_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tp_hog_show, NULL);
+}
+
+static const struct file_operations tp_hog_fops = {
+	.owner = THIS_MODULE,
+	.open = tp_hog_open,
+	.read = seq_read,
+	.write = tp_hog_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 static int __init tp_init(void)
 {
 	int ret;
@@ -361,6 +515,8 @@ static int __init tp_init(void)
 	debugfs_create_file_unsafe("counters", 0600, tp_dir, NULL, &tp_counters_fops);
 	debugfs_create_bool("cycle_counter", 0600, tp_dir, &cycle_counter);
 	debugfs_create_file("standin", 0600, tp_dir, NULL, &tp_standin_fops);
+	debugfs_create_file("active", 0400, tp_dir, NULL, &tp_active_fops);
+	debugfs_create_file("hog", 0600, tp_dir, NULL, &tp_hog_fops);
 	return 0;
 }
 
@@ -370,6 +526,9 @@ static void __exit tp_exit(void)
 	mutex_lock(&tp_standin_lock);
 	tp_standin_off();
 	mutex_unlock(&tp_standin_lock);
+	mutex_lock(&tp_hog_lock);
+	tp_hog_off();
+	mutex_unlock(&tp_hog_lock);
 	perf_pmu_unregister(&tp_pmu);
 }
 

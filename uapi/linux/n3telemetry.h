@@ -104,8 +104,10 @@ struct n3t_snapshot_header {
  * @valid: validity bitmap of @value
  * @counted: events counted in the interval (bitmap like @valid)
  * @value: metric values in fixed point
- * @event_count: cumulative count of each event since collection started
- * @event_ns: cumulative nanoseconds each event was counting
+ * @event_count: cumulative count of each event since the module was loaded
+ *	(never going back: across a pause, a reconfiguration, CPU hotplug;
+ *	also filled in a record without N3T_REC_VALID)
+ * @event_ns: cumulative nanoseconds each event was counting (likewise)
  */
 struct n3t_snapshot_record {
 	__u32 cpu;
