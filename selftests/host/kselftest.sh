@@ -7,7 +7,8 @@
 # results.py), the same with the kernel's ktap_helpers.sh and with lib.sh's
 # fallback; lib.sh's results, plan, SKIP and bail-out paths print what they
 # should (an arm64 uname faked on this x86 host); need_testpmu builds the
-# test modules from the source tree (cross, against the cached 6.12 tree).
+# test modules from the source tree (cross, against the cached 6.12 tree);
+# copied into a kernel tree, the kernel's lib.mk runs the same tests.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$top/build}
 dir=$top/selftests/n3telemetry
@@ -74,6 +75,16 @@ expect results.py-skips-every-test "$n" \
 N3T_KTAP_FALLBACK=1 make -s --no-print-directory -C "$dir" run_tests > "$tmp/run-fallback.tap" 2>&1
 expect fallback-ktap-same-as-kernel-helpers "$(cat "$tmp/run.tap")" "$(cat "$tmp/run-fallback.tap")"
 
+# the same directory inside a kernel tree: the kernel's lib.mk and runner.sh
+# run tests.list, with the settings' timeout
+mkdir -p "$tmp/k/tools/testing/selftests"
+cp -r "$ksrc/tools/testing/selftests/lib.mk" "$ktapdir" "$dir" "$tmp/k/tools/testing/selftests/"
+make -s --no-print-directory -C "$tmp/k/tools/testing/selftests/n3telemetry" run_tests \
+	> "$tmp/lib.mk.tap" 2>&1
+expect kernel-lib.mk-runs-tests.list "$(sed 's/^/selftests: n3telemetry: /' "$dir/tests.list")" \
+	"$(sed -n 's/^ok [0-9]* \(.*\) # SKIP$/\1/p' "$tmp/lib.mk.tap")"
+expect kernel-lib.mk-reads-settings "$n" "$(grep -cx "# timeout set to $(sed -n 's/^timeout=//p' "$dir/settings")" "$tmp/lib.mk.tap")"
+
 # 3. lib.sh's own paths, with an arm64 uname: a copy of the directory with
 # synthetic tests
 mkdir -p "$tmp/bin" "$tmp/t/n3telemetry"
@@ -129,13 +140,16 @@ ok 2 second
 # planned 3 tests, ran 2
 # Totals: pass:2 fail:0 xfail:0 xpass:0 skip:0 error:0
 rc=1" "$(lib planned.sh KSFT_DIR="$ktapdir")"
+expect lib-no-cpu-pmu-skips "1..0 # SKIP no Arm CPU PMU (no armv8_*/armv9_* in $tmp/es)
+rc=4" "$(lib needmod.sh N3T_MODDIR=/nonexistent N3T_EVENT_SOURCES="$tmp/es")"
+mkdir -p "$tmp/es/armv9_neoverse_n3_0"
 expect lib-N3T_MODDIR-without-module-bails "Bail out! N3T_MODDIR=/nonexistent has no n3telemetry.ko
-rc=1" "$(lib needmod.sh N3T_MODDIR=/nonexistent)"
+rc=1" "$(lib needmod.sh N3T_MODDIR=/nonexistent N3T_EVENT_SOURCES="$tmp/es")"
 if modinfo n3telemetry > /dev/null 2>&1; then
 	bad "lib-not-installed-skips (n3telemetry is installed on this host?)"
 else
 	expect lib-not-installed-skips "1..0 # SKIP n3telemetry is not installed for $(uname -r) (make install, or set N3T_MODDIR)
-rc=4" "$(lib needmod.sh KSFT_DIR="$ktapdir")"
+rc=4" "$(lib needmod.sh KSFT_DIR="$ktapdir" N3T_EVENT_SOURCES="$tmp/es")"
 fi
 expect lib-no-kernel-tree-skips "1..0 # SKIP test PMU: no kernel build tree at /nonexistent (install linux-headers-$(uname -r))
 rc=4" "$(lib needtp.sh KDIR=/nonexistent N3T_SRC="$top" N3T_BUILD="$tmp/tb")"

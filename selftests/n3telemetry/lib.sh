@@ -4,7 +4,8 @@
 #
 # KTAP: the kernel's tools/testing/selftests/kselftest/ktap_helpers.sh when it
 # is found (KSFT_DIR, ../kselftest as in an installed kselftest tree, BASE_DIR,
-# or the tools/ of KDIR or of N3T_KSRC), else the compatible subset below.
+# or the tools/ of KDIR or of N3T_KSRC), else the compatible subset below
+# (also with N3T_KTAP_FALLBACK=1).
 #
 # Modules (environment; "make -C selftests/n3telemetry run_tests" sets
 # nothing, the test VM sets both to /lib/n3t):
@@ -37,12 +38,14 @@ for _d in ${KSFT_DIR:+"$KSFT_DIR"} ../kselftest ${BASE_DIR:+"$BASE_DIR/kselftest
 	fi
 done
 if [ -n "$_ktap" ] && [ -z "$N3T_KTAP_FALLBACK" ]; then
+	# shellcheck disable=SC1090
 	. "$_ktap"
 else	# the subset of ktap_helpers.sh these tests use, same output
 	KTAP_TESTNO=1
 	KTAP_CNT_PASS=0
 	KTAP_CNT_FAIL=0
 	KTAP_CNT_SKIP=0
+	# shellcheck disable=SC2034
 	KSFT_PASS=0
 	KSFT_FAIL=1
 	KSFT_SKIP=4
@@ -69,8 +72,6 @@ else	# the subset of ktap_helpers.sh these tests use, same output
 		echo "# Totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL xfail:0 xpass:0 skip:$KTAP_CNT_SKIP error:0"
 	}
 fi
-N3T_KTAP=${_ktap:-fallback}
-[ -n "$N3T_KTAP_FALLBACK" ] && N3T_KTAP=fallback
 
 ktap_plan() { ktap_set_plan "$1"; }
 
@@ -135,9 +136,12 @@ bail() {
 
 N3T_KO=${N3T_MODDIR:+$N3T_MODDIR/n3telemetry.ko}
 
-# need_module: this test loads the module under test: N3T_MODDIR's, else
-# the installed one
+# need_module: this test loads the module under test (N3T_MODDIR's, else
+# the installed one) on the CPU PMU
 need_module() {
+	_es=${N3T_EVENT_SOURCES:-/sys/bus/event_source/devices}
+	ls "$_es" 2>/dev/null | grep -qE '^armv[89]_' ||
+		skip_all "no Arm CPU PMU (no armv8_*/armv9_* in $_es)"
 	if [ -n "$N3T_MODDIR" ]; then
 		[ -r "$N3T_KO" ] || bail "N3T_MODDIR=$N3T_MODDIR has no n3telemetry.ko"
 	else
