@@ -135,6 +135,9 @@ bail() {
 [ "$(id -u)" = 0 ] || skip_all "must run as root (loads modules)"
 
 N3T_KO=${N3T_MODDIR:+$N3T_MODDIR/n3telemetry.ko}
+# the old name of the test modules' directory (/lib/n3t), for tests not yet
+# converted; set again by need_testpmu
+N3T_MOD=$N3T_TEST_MODDIR
 
 # need_module: this test loads the module under test (N3T_MODDIR's, else
 # the installed one) on the CPU PMU
@@ -194,6 +197,7 @@ need_testpmu() {
 		mount -t debugfs debugfs /sys/kernel/debug ||
 		skip_all "test PMU: debugfs is not mounted and cannot be"
 	N3T_KO=$N3T_TEST_MODDIR/n3telemetry.ko
+	N3T_MOD=$N3T_TEST_MODDIR
 }
 
 # errno_of FILE FORMAT: write printf FORMAT to FILE in one write(2), print
