@@ -3,6 +3,7 @@
 # Invalid writes fail with the documented errno and change nothing; access
 # rights for non-root readers, and with root_only=1.
 . ./lib.sh
+need_module
 
 state() { cat $N3T/interval_ms $N3T/groups $N3T/sets | md5sum; }
 

@@ -4,6 +4,7 @@
 # profiles whose topdown_l1 each sums to 100.00; concurrent readers must
 # always see a sum of 100.00 +/- 0.02 (a mix of two intervals would not).
 . ./lib.sh
+need_testpmu
 . ./vectors.sh
 tp_setup 6 || exit 1
 reader() {

@@ -5,6 +5,7 @@
 # persists the module re-packs for the counters it can get; when they come
 # back, a reconfiguration re-probes.  Never a reload.
 . ./lib.sh
+need_testpmu
 . ./vectors.sh
 
 tp_setup 6 || exit 1

@@ -3,6 +3,7 @@
 # Co-scheduling: counts arriving while a set is not counting never reach a
 # metric; with 4 counters the module packs more sets and is still exact.
 . ./lib.sh
+need_testpmu
 . ./vectors.sh
 BOGUS="STALL_BACKEND=999999999999 STALL_BACKEND_CPUBOUND=1 INST_RETIRED=1 \
 L1I_CACHE_REFILL=777777777 LL_CACHE_MISS_RD=123456789 STALL_FRONTEND=5"

@@ -9,10 +9,8 @@
 # passes it); a neoverse-* model must be one a table describes.
 . ./lib.sh
 MAP=./midr-map.txt
-if [ ! -r $MAP ]; then
-	echo "# SKIP no midr-map.txt in the initramfs (made by check.sh from module/models_midr.h)"
-	exit 4
-fi
+[ -r $MAP ] || skip_all "no midr-map.txt here (made by selftests/vm/check.sh from module/models_midr.h)"
+need_module
 
 # midr CPU: "IMPLEMENTER PART VARIANT REVISION" (decimal) of an online CPU
 midr() {

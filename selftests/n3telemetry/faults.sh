@@ -10,7 +10,8 @@ FS=/sys/kernel/debug/failslab
 FF=/sys/kernel/debug/fail_function
 CPUS=/sys/devices/system/cpu
 TPI=/sys/bus/event_source/devices/n3t_testpmu/type
-[ -d $FS ] && [ -d $FF ] || { echo "# SKIP: kernel without failslab/fail_function"; exit 4; }
+[ -d $FS ] && [ -d $FF ] || skip_all "kernel without failslab/fail_function"
+need_testpmu
 echo N > $FS/ignore-gfp-wait
 echo 0 > $FS/verbose
 # fail-nth drives the failures of the task that sets it; a probability
@@ -21,7 +22,7 @@ echo -1 > $FS/times
 echo 0 > $FF/verbose
 MAXN=${N3T_FAULT_MAXN:-3000}
 
-insmod $N3T_MOD/n3t_testpmu.ko counters=6 || exit 1
+insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters=6 || exit 1
 TP=$(cat $TPI)
 
 # Load: the n-th allocation of the insmod task fails, n = 1 .. MAXN in steps
@@ -34,7 +35,7 @@ fails=0
 oks=0
 bad=0
 while [ $n -le "$MAXN" ]; do
-	if sh -c "echo $n > /proc/self/fail-nth && exec insmod $N3T_MOD/n3telemetry.ko force=1 pmu_type=$TP" 2> /dev/null; then
+	if sh -c "echo $n > /proc/self/fail-nth && exec insmod $N3T_TEST_MODDIR/n3telemetry.ko force=1 pmu_type=$TP" 2> /dev/null; then
 		oks=$((oks + 1))
 		dd if=$N3T/system/general of=/dev/null 2> /dev/null || bad=$((bad + 1))
 		rmmod n3telemetry || bad=$((bad + 1))

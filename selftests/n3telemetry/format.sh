@@ -3,6 +3,7 @@
 # Format: every line of every file parses, with the unit's precision or nan,
 # and every read has the same lines in the same order.  On QEMU's PMU.
 . ./lib.sh
+need_module
 check load n3t_load force=1 interval_ms=20
 echo all > $N3T/groups
 sleep 1

@@ -3,6 +3,7 @@
 # CPU hotplug: cpuN/ follows the CPU while readers keep reading; a CPU that
 # was offline at load joins when it comes online.  Runs on the QEMU PMU.
 . ./lib.sh
+need_module
 CPUS=/sys/devices/system/cpu
 
 wait_seq() {	# wait_seq CPU: until the CPU has published an interval

@@ -3,7 +3,8 @@
 # Isolated CPUs (booted with nohz_full=3): left alone by default, their
 # status says so; isolated=1 includes them.  On QEMU's PMU.
 . ./lib.sh
-grep -q 'nohz_full=3' /proc/cmdline || { echo "# SKIP: not booted with nohz_full=3"; exit 4; }
+grep -q 'nohz_full=3' /proc/cmdline || skip_all "not booted with nohz_full=3"
+need_testpmu
 check load n3t_load force=1 interval_ms=20
 sleep 1
 expect_eq cpu3-isolated isolated "$(value $N3T/cpu3/status state)"

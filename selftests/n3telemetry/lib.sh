@@ -1,20 +1,85 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers for the n3telemetry kselftests: KTAP output, module handling.
+# Helpers for the n3telemetry kselftests: KTAP output and where the modules
+# come from.  Sourced by every test (". ./lib.sh", from this directory).
+#
+# KTAP: the kernel's tools/testing/selftests/kselftest/ktap_helpers.sh when it
+# is found (KSFT_DIR, ../kselftest as in an installed kselftest tree, BASE_DIR,
+# or the tools/ of KDIR or of N3T_KSRC), else the compatible subset below
+# (also with N3T_KTAP_FALLBACK=1).
+#
+# Modules (environment; "make -C selftests/n3telemetry run_tests" sets
+# nothing, the test VM sets both to /lib/n3t):
+#   N3T_MODDIR       directory holding the n3telemetry.ko the tests load;
+#                    unset: the installed module, "modprobe n3telemetry"
+#   N3T_TEST_MODDIR  directory holding a test build (N3T_TESTS=y) of
+#                    n3telemetry.ko and n3t_testpmu.ko, for the tests that
+#                    script the test PMU; unset: built on first use from
+#                    N3T_SRC (default: the tree this directory is in) against
+#                    KDIR (default /lib/modules/$(uname -r)/build) into
+#                    N3T_BUILD (default /tmp/n3telemetry-ksft-$(uname -r))
+# A test that cannot apply here (no module, no test build possible, not
+# arm64) reports "1..0 # SKIP reason" and exits 4 (KSFT_SKIP).
 N3T=/sys/kernel/n3telemetry
-N3T_MOD=/lib/n3t
-_n=0
-_fail=0
-_plan=
+DBG=/sys/kernel/debug/n3telemetry
+TPDBG=/sys/kernel/debug/n3t_testpmu
+N3T_HERE=$(pwd)
+N3T_SRC=${N3T_SRC:-$(cd "$N3T_HERE/../.." 2>/dev/null && pwd)}
+KDIR=${KDIR:-/lib/modules/$(uname -r)/build}
+# n3tel: installed, or built in the source tree
+[ -x "$N3T_SRC/tools/n3tel/n3tel" ] && PATH=$PATH:$N3T_SRC/tools/n3tel
 
-ktap_plan() { _plan=$1; echo "1..$1"; }
+_ktap=
+for _d in ${KSFT_DIR:+"$KSFT_DIR"} ../kselftest ${BASE_DIR:+"$BASE_DIR/kselftest"} \
+	"$KDIR/tools/testing/selftests/kselftest" \
+	${N3T_KSRC:+"$N3T_KSRC/tools/testing/selftests/kselftest"}; do
+	if [ -r "$_d/ktap_helpers.sh" ]; then
+		_ktap=$_d/ktap_helpers.sh
+		break
+	fi
+done
+if [ -n "$_ktap" ] && [ -z "$N3T_KTAP_FALLBACK" ]; then
+	# shellcheck disable=SC1090
+	. "$_ktap"
+else	# the subset of ktap_helpers.sh these tests use, same output
+	KTAP_TESTNO=1
+	KTAP_CNT_PASS=0
+	KTAP_CNT_FAIL=0
+	KTAP_CNT_SKIP=0
+	# shellcheck disable=SC2034
+	KSFT_PASS=0
+	KSFT_FAIL=1
+	KSFT_SKIP=4
+	KSFT_NUM_TESTS=0
+	ktap_print_msg() { echo "#" "$@"; }
+	ktap_set_plan() { KSFT_NUM_TESTS=$1; echo "1..$1"; }
+	ktap_skip_all() { echo "1..0 # SKIP $*"; }
+	ktap_test_pass() {
+		echo "ok $KTAP_TESTNO $1"
+		KTAP_TESTNO=$((KTAP_TESTNO + 1))
+		KTAP_CNT_PASS=$((KTAP_CNT_PASS + 1))
+	}
+	ktap_test_skip() {
+		echo "ok $KTAP_TESTNO $1 # SKIP"
+		KTAP_TESTNO=$((KTAP_TESTNO + 1))
+		KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
+	}
+	ktap_test_fail() {
+		echo "not ok $KTAP_TESTNO $1"
+		KTAP_TESTNO=$((KTAP_TESTNO + 1))
+		KTAP_CNT_FAIL=$((KTAP_CNT_FAIL + 1))
+	}
+	ktap_print_totals() {
+		echo "# Totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL xfail:0 xpass:0 skip:$KTAP_CNT_SKIP error:0"
+	}
+fi
+
+ktap_plan() { ktap_set_plan "$1"; }
 
 _result() {
-	_n=$((_n + 1))
 	if [ "$1" = ok ]; then
-		echo "ok $_n $2"
+		ktap_test_pass "$2"
 	else
-		_fail=$((_fail + 1))
-		echo "not ok $_n $2"
+		ktap_test_fail "$2"
 	fi
 }
 
@@ -38,13 +103,101 @@ expect_eq() {
 	fi
 }
 
+# ktap_finish: the plan (at the end when none was given first), the totals;
+# exit status 0 only when every planned test ran and none failed
 ktap_finish() {
-	if [ -n "$_plan" ] && [ "$_plan" != "$_n" ]; then
-		echo "# planned $_plan tests, ran $_n"
-		exit 1
+	_ran=$((KTAP_TESTNO - 1))
+	if [ "$KSFT_NUM_TESTS" = 0 ]; then
+		echo "1..$_ran"
+	elif [ "$KSFT_NUM_TESTS" != "$_ran" ]; then
+		echo "# planned $KSFT_NUM_TESTS tests, ran $_ran"
+		ktap_print_totals
+		exit "$KSFT_FAIL"
 	fi
-	[ $_fail = 0 ]
+	ktap_print_totals
+	[ "$KTAP_CNT_FAIL" = 0 ] && [ "$_ran" -gt 0 ]
 	exit $?
+}
+
+# skip_all REASON: this test does not apply here (before any result)
+skip_all() {
+	ktap_skip_all "$*"
+	exit "$KSFT_SKIP"
+}
+
+# bail REASON: the set-up is wrong (a directory given that lacks the module)
+bail() {
+	echo "Bail out! $*"
+	exit "$KSFT_FAIL"
+}
+
+[ "$(uname -m)" = aarch64 ] || skip_all "not arm64 ($(uname -m)): the module is for Arm Neoverse"
+[ "$(id -u)" = 0 ] || skip_all "must run as root (loads modules)"
+
+N3T_KO=${N3T_MODDIR:+$N3T_MODDIR/n3telemetry.ko}
+# the old name of the test modules' directory (/lib/n3t), for tests not yet
+# converted; set again by need_testpmu
+N3T_MOD=$N3T_TEST_MODDIR
+
+# need_module: this test loads the module under test (N3T_MODDIR's, else
+# the installed one) on the CPU PMU
+need_module() {
+	_es=${N3T_EVENT_SOURCES:-/sys/bus/event_source/devices}
+	ls "$_es" 2>/dev/null | grep -qE '^armv[89]_' ||
+		skip_all "no Arm CPU PMU (no armv8_*/armv9_* in $_es)"
+	if [ -n "$N3T_MODDIR" ]; then
+		[ -r "$N3T_KO" ] || bail "N3T_MODDIR=$N3T_MODDIR has no n3telemetry.ko"
+	else
+		modinfo n3telemetry > /dev/null 2>&1 ||
+			skip_all "n3telemetry is not installed for $(uname -r) (make install, or set N3T_MODDIR)"
+	fi
+}
+
+# n3t_load [params]: the module under test (installed, N3T_MODDIR's, or the
+# test build after need_testpmu)
+n3t_load() {
+	if [ -n "$N3T_KO" ]; then
+		insmod "$N3T_KO" "$@"
+	else
+		modprobe n3telemetry "$@"
+	fi
+}
+n3t_unload() { rmmod n3telemetry; }
+
+# need_testpmu: this test scripts the test PMU (or uses the test hooks); use
+# or build the test modules; from then on n3t_load loads the test build of
+# n3telemetry.ko
+need_testpmu() {
+	if [ -z "$N3T_TEST_MODDIR" ]; then
+		_b=${N3T_BUILD:-/tmp/n3telemetry-ksft-$(uname -r)}
+		N3T_TEST_MODDIR=$_b/ko
+		if [ ! -r "$_b/ko/n3t_testpmu.ko" ] || [ ! -r "$_b/ko/n3telemetry.ko" ]; then
+			[ -r "$N3T_SRC/module/Kbuild" ] && [ -r "$N3T_SRC/selftests/testpmu/Kbuild" ] ||
+				skip_all "test PMU: no n3telemetry source tree at $N3T_SRC (set N3T_SRC)"
+			[ -r "$KDIR/Makefile" ] ||
+				skip_all "test PMU: no kernel build tree at $KDIR (install linux-headers-$(uname -r))"
+			command -v make > /dev/null && command -v cc > /dev/null ||
+				skip_all "test PMU: make and a C compiler are needed to build it"
+			rm -rf "$_b"
+			mkdir -p "$_b/src/selftests" "$_b/ko" &&
+				cp -r "$N3T_SRC/Kbuild" "$N3T_SRC/module" "$N3T_SRC/uapi" "$_b/src/" &&
+				cp -r "$N3T_SRC/selftests/testpmu" "$_b/src/selftests/" ||
+				skip_all "test PMU: cannot copy the sources to $_b"
+			echo "# building the test modules against $KDIR in $_b (log: $_b/build.log)"
+			if ! make -C "$KDIR" M="$_b/src" N3T_TESTS=y modules > "$_b/build.log" 2>&1; then
+				tail -5 "$_b/build.log" | sed 's/^/# /'
+				skip_all "test PMU: the test modules did not build against $KDIR (see $_b/build.log)"
+			fi
+			cp "$_b/src/module/n3telemetry.ko" "$_b/src/selftests/testpmu/n3t_testpmu.ko" "$_b/ko/"
+		fi
+	fi
+	[ -r "$N3T_TEST_MODDIR/n3telemetry.ko" ] && [ -r "$N3T_TEST_MODDIR/n3t_testpmu.ko" ] ||
+		bail "N3T_TEST_MODDIR=$N3T_TEST_MODDIR lacks n3telemetry.ko or n3t_testpmu.ko"
+	grep -q ' /sys/kernel/debug debugfs ' /proc/mounts ||
+		mount -t debugfs debugfs /sys/kernel/debug ||
+		skip_all "test PMU: debugfs is not mounted and cannot be"
+	N3T_KO=$N3T_TEST_MODDIR/n3telemetry.ko
+	N3T_MOD=$N3T_TEST_MODDIR
 }
 
 # errno_of FILE FORMAT: write printf FORMAT to FILE in one write(2), print
@@ -68,16 +221,10 @@ errno_of() {
 	fi
 }
 
-n3t_load() { insmod "$N3T_MOD/n3telemetry.ko" "$@"; }
-n3t_unload() { rmmod n3telemetry; }
-
-DBG=/sys/kernel/debug/n3telemetry
-TPDBG=/sys/kernel/debug/n3t_testpmu
-
 # tp_setup COUNTERS [n3telemetry params]: test PMU + n3telemetry on it, slices
 # ending only on "advance", positioned at the start of an interval (set 0).
 tp_setup() {
-	insmod "$N3T_MOD/n3t_testpmu.ko" counters="$1" || return 1
+	insmod "$N3T_TEST_MODDIR/n3t_testpmu.ko" counters="$1" || return 1
 	shift
 	TP=$(cat /sys/bus/event_source/devices/n3t_testpmu/type)
 	n3t_load force=1 pmu_type="$TP" interval_ms=60000 "$@" || return 1

@@ -3,8 +3,9 @@
 # The static arm64 n3tel against the live module on the test PMU: the
 # snapshot and the sysfs text give the same numbers for the same interval.
 . ./lib.sh
+need_testpmu
 . ./vectors.sh
-command -v n3tel > /dev/null || { echo "# n3tel not in the initramfs"; exit 1; }
+command -v n3tel > /dev/null || skip_all "n3tel not found (make -C tools/n3tel)"
 tp_setup 6 || exit 1
 scripted_interval 1 "$VEC_A" 2 "$VEC_B"
 # The snapshot carries full fixed-point precision, the text files the printed

@@ -5,6 +5,7 @@
 # line, and the automatic re-pack keeps what runs.  (Once a NULL dereference
 # in the CPU online callback.)
 . ./lib.sh
+need_testpmu
 TPI=/sys/bus/event_source/devices/n3t_testpmu/type
 state() { cat $N3T/interval_ms $N3T/groups $N3T/sets | md5sum; }
 fits_msg() { dmesg | grep -c 'no metric of the selected groups fits'; }
@@ -24,7 +25,7 @@ check still-collects test "$(value $N3T/cpu1/status seq)" -ge 1
 tp_teardown
 
 # Loading when nothing fits: a clean refusal, one line, nothing left loaded.
-insmod $N3T_MOD/n3t_testpmu.ko counters=1 cycle_counter=0
+insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters=1 cycle_counter=0
 n0=$(fits_msg)
 check load-refused fails n3t_load force=1 pmu_type="$(cat $TPI)"
 # one line per init attempt (busybox insmod tries finit_module, then init_module)
@@ -34,7 +35,7 @@ check load-group-refused fails n3t_load force=1 pmu_type="$(cat $TPI)" groups=l1
 rmmod n3t_testpmu
 
 # No counters at all: refused with the probe's message.
-insmod $N3T_MOD/n3t_testpmu.ko counters=0 cycle_counter=0
+insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters=0 cycle_counter=0
 check load-no-counters-refused fails n3t_load force=1 pmu_type="$(cat $TPI)"
 check not-loaded-0 test ! -d $N3T
 rmmod n3t_testpmu

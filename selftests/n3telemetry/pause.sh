@@ -8,6 +8,7 @@
 # rmmod while paused work; enabled 1 resumes with exact values, the counts
 # continuing; a resume that cannot allocate fails and stays paused.
 . ./lib.sh
+need_testpmu
 . ./vectors.sh
 CPUS=/sys/devices/system/cpu
 FF=/sys/kernel/debug/fail_function

@@ -9,12 +9,13 @@
 # that the races are hit, not left to luck.  Then load/unload cycles while
 # readers hold files open.  The kernel log must stay clean (KASAN, lockdep).
 . ./lib.sh
+need_testpmu
 CPUS=/sys/devices/system/cpu
 TPI=/sys/bus/event_source/devices/n3t_testpmu/type
 CYCLES=${N3T_RACE_CYCLES:-150}
 LIMIT=${N3T_RACE_SECONDS:-600}
 
-insmod $N3T_MOD/n3t_testpmu.ko counters=6 || exit 1
+insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters=6 || exit 1
 check load n3t_load force=1 pmu_type="$(cat $TPI)" interval_ms=20
 check hooks-present test -e $DBG/delay_us_read
 echo 2000 > $DBG/delay_us_read

@@ -4,6 +4,7 @@
 # and instructions are real emulated counts; events QEMU does not implement
 # (per PMCEID) leave their metrics undefined instead of posing as 0.
 . ./lib.sh
+need_testpmu
 check load n3t_load force=1 interval_ms=100
 i=0
 while [ $i -lt 100000 ]; do i=$((i + 1)); done &
@@ -25,7 +26,7 @@ check unload n3t_unload
 # pinned cycles event (the stand-in creates exactly that event on every
 # CPU) counts.  QEMU implements few of the events, so the module never fills
 # this PMU: watchdog.sh shows on the test PMU that the counter is needed.
-insmod $N3T_MOD/n3t_testpmu.ko
+insmod $N3T_TEST_MODDIR/n3t_testpmu.ko
 check load-default n3t_load force=1 interval_ms=20
 expect_eq one-reserved "reserved 1" "$(sed -n 3p $N3T/counters)"
 echo hw > $TPDBG/standin

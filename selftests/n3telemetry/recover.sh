@@ -6,6 +6,7 @@
 # counter is free it re-packs up on its own, within a bounded number of
 # intervals, with no write to groups.  Values exact (or nan) throughout.
 . ./lib.sh
+need_testpmu
 . ./vectors.sh
 
 # never_wrong LABEL: every default metric of cpu1 is VEC_A's value or nan

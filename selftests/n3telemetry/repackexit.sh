@@ -5,6 +5,7 @@
 # queued, and the module is removed meanwhile.  CPU hotplug afterwards would
 # call into freed module code if collection had been restarted.
 . ./lib.sh
+need_testpmu
 CPUS=/sys/devices/system/cpu
 tp_setup 6 || exit 1
 check hooks-present test -e $DBG/delay_us_repack

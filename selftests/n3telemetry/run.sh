@@ -1,27 +1,54 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs the n3telemetry kselftests and prints KTAP: one subtest per script,
-# each script's own checks nested inside it.
+# each script's own checks nested inside it; exits 1 when one failed.
+#   run.sh                 every test of tests.list (make run_tests)
+#   run.sh --only A.sh...  those tests
+#   run.sh --smoke         the short list of the 6.1 distro-kernel VM run
+# Each test runs under the "timeout" of the settings file (as the kernel's
+# kselftest runner does).  See lib.sh for N3T_MODDIR and N3T_TEST_MODDIR.
 cd "$(dirname "$0")" || exit 1
 case "$1" in
---smoke) tests="smoke.sh values.sh hotplug.sh nofit.sh snapconcur.sh" ;;
+--smoke) tests="smoke.sh values.sh hotplug.sh pause.sh nofit.sh snapconcur.sh" ;;
 --only) shift; tests="$*" ;;
-*) tests=$(cat tests.list) ;;
+"") tests=$(cat tests.list) ;;
+*) echo "usage: $0 [--smoke | --only TEST...]" >&2; exit 2 ;;
 esac
+tmo=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' settings 2>/dev/null)
 set -- $tests
 echo "TAP version 13"
+if grep -q '^n3telemetry ' /proc/modules 2>/dev/null; then
+	echo "Bail out! n3telemetry is loaded: stop what uses it (n3tel-textfile) and rmmod it first"
+	exit 1
+fi
 echo "1..$#"
 i=0
+fail=0
+rcf=${TMPDIR:-/tmp}/n3t-ksft.rc
 for t in "$@"; do
 	i=$((i + 1))
 	echo "# Subtest: ${t%.sh}"
 	# streamed, so that a long test shows its progress on the console
-	{ sh "./$t" 2>&1; echo $? > /tmp/ksft.rc; } |
-		while IFS= read -r _l; do echo "    $_l"; done
-	rc=$(cat /tmp/ksft.rc)
+	{
+		if [ -n "$tmo" ] && command -v timeout > /dev/null; then
+			timeout "$tmo" sh "./$t" 2>&1
+		else
+			sh "./$t" 2>&1
+		fi
+		echo $? > "$rcf"
+	} | while IFS= read -r _l; do echo "    $_l"; done
+	rc=$(cat "$rcf")
 	case $rc in
 	0) echo "ok $i ${t%.sh}" ;;
 	4) echo "ok $i ${t%.sh} # SKIP" ;;
-	*) echo "not ok $i ${t%.sh} # exit=$rc" ;;
+	124) echo "not ok $i ${t%.sh} # TIMEOUT $tmo seconds"; fail=1 ;;
+	*) echo "not ok $i ${t%.sh} # exit=$rc"; fail=1 ;;
 	esac
+	# a test that failed half-way must not leave the next one a loaded module
+	if grep -q '^n3telemetry ' /proc/modules 2>/dev/null; then
+		echo "# ${t%.sh} left n3telemetry loaded; unloading it"
+		rmmod n3telemetry
+	fi
+	grep -q '^n3t_testpmu ' /proc/modules 2>/dev/null && rmmod n3t_testpmu
 done
+exit $fail

@@ -6,6 +6,7 @@
 # same counts, so a record's cumulative counts are its seq times the counts
 # of one interval (a record torn between two snapshots is not).
 . ./lib.sh
+need_testpmu
 . ./vectors.sh
 tp_setup 6 || exit 1
 scripted_interval 1 "$VEC_A" 2 "$VEC_B"

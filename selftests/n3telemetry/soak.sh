@@ -4,6 +4,7 @@
 # readers of every file: intervals keep advancing, slab does not grow;
 # kmemleak is checked at the end of the run.
 . ./lib.sh
+need_module
 SECS=${N3T_SOAK_SECONDS:-90}
 slab() { awk '$1 == "Slab:" { print $2 }' /proc/meminfo; }
 check load n3t_load force=1 interval_ms=10

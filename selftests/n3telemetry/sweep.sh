@@ -7,7 +7,8 @@
 # from Arm's spec (fits.txt, made on the host) says; never a crash.
 . ./lib.sh
 ORACLE=./fits.txt
-[ -r $ORACLE ] || { echo "# SKIP: no fits.txt (spec not available on the host)"; exit 4; }
+[ -r $ORACLE ] || skip_all "no fits.txt (made by selftests/vm/check.sh from Arm's spec)"
+need_testpmu
 TPI=/sys/bus/event_source/devices/n3t_testpmu/type
 SELS="default all $(awk '$1 == 6 && $2 == 1 && $3 != "default" && $3 != "all" { print $3 }' $ORACLE)"
 
@@ -22,7 +23,7 @@ cases=0
 for c in 0 1 2 3 4 5 6; do
 	for cyc in 1 0; do
 		echo "# load sweep: $c counters, cycle counter $cyc, $(date +%T)"
-		insmod $N3T_MOD/n3t_testpmu.ko counters=$c cycle_counter=$cyc || exit 1
+		insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters=$c cycle_counter=$cyc || exit 1
 		tp=$(cat $TPI)
 		for sel in $SELS; do
 			cases=$((cases + 1))

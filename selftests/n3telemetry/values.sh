@@ -3,6 +3,7 @@
 # Scripted counts through the real perf core on the test PMU: exact values
 # for every default-selection metric on two CPUs at once, and in system/.
 . ./lib.sh
+need_testpmu
 . ./vectors.sh
 tp_setup 6 || exit 1
 scripted_interval 1 "$VEC_A" 2 "$VEC_B"

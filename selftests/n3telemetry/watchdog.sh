@@ -6,6 +6,7 @@
 # nmi_watchdog is switched on, keeps counting through every set; with
 # reserve=0 the module fills the PMU and that event starves.
 . ./lib.sh
+need_testpmu
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 tp_setup 6 reserve=1 || exit 1
 expect_eq reserved-1 "programmable 5 cycle_counter free reserved 1" "$(head -3 $N3T/counters | tr '\n' ' ' | sed 's/ $//')"

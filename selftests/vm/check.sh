@@ -158,6 +158,9 @@ python3 "$vmdir/results.py" --kunit-parser "$ksrc/tools/testing/kunit/kunit.py" 
 	--tag 6.12 "$vlog" >> "$results" || true
 grep -E '^(PASS|FAIL) 6\.12/' "$results" | sed 's/^PASS /PASS /'
 
+step "ABI: get_abi.pl validate, and undefined against the tree the VM printed"
+N3T_KSRC=$ksrc "$vmdir/host-tests.sh" "$out" "$results" abi || true
+
 # vm_run TAG MODE-AND-APPEND TIMEOUT [qemu args]: one more boot of the debug kernel
 vm_run() {
 	local tag=$1 append=$2 tmo=$3 log=$out/console-$1.log

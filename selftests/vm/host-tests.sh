@@ -1,15 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Host-side tests, run by check.sh: usage host-tests.sh BUILDDIR RESULTS
+# Host-side tests, run by check.sh: usage host-tests.sh BUILDDIR RESULTS [NAME...]
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1 results=$2
+shift 2
+only=" $* "
+# run after the VM run, from its console log (check.sh names them)
+after_vm=" abi "
 record() { echo "$1 $2" >> "$results"; printf '%-4s %s\n' "$1" "$2"; }
 
 # Every executable selftests/host/*.sh prints 'ok NAME' / 'not ok NAME' lines.
 for t in "$top"/selftests/host/*.sh; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t" .sh)
+	if [ "$only" != "  " ]; then
+		[[ $only == *" $name "* ]] || continue
+	elif [[ $after_vm == *" $name "* ]]; then
+		continue
+	fi
 	log=$out/host-$name.log
 	"$t" "$out" > "$log" 2>&1
 	rc=$?

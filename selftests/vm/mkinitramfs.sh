@@ -34,6 +34,13 @@ printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 cp "$top/selftests/vm/init" "$root/init"
 find "$moddir" -name '*.ko' -exec cp {} "$root/lib/n3t/" \;
 cp "$top"/selftests/n3telemetry/* "$root/selftests/"
+# the kernel's KTAP helpers where an installed kselftest tree has them
+# (../kselftest/ktap_helpers.sh); without them lib.sh uses its own
+ktap=$(ls "$cache"/kernel-6.12-*/tools/testing/selftests/kselftest/ktap_helpers.sh 2>/dev/null | head -1 || true)
+if [ -n "$ktap" ]; then
+	mkdir -p "$root/kselftest"
+	cp "$ktap" "$root/kselftest/"
+fi
 cp "$top/Documentation/ABI/testing/sysfs-kernel-n3telemetry" "$root/selftests/"
 [ -r "$top/build/fits.txt" ] && cp "$top/build/fits.txt" "$root/selftests/"
 [ -d "$top/build/cores" ] && cp -r "$top/build/cores" "$root/selftests/"

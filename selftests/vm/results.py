@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn a test VM console log into one 'PASS|FAIL name' line per test.
+"""Turn a test VM console log into one 'PASS|FAIL|SKIP name' line per test.
 
 KUnit output (lines prefixed 'KUNIT: ') is parsed with the kernel's own
 tools/testing/kunit/kunit.py parse; kselftest output ('KSFT: ') is KTAP,
@@ -57,22 +57,35 @@ def ksft(lines, tag, out):
         return
     script = None
     leaf_fail = False
+    leaves = 0
+    skip_all = ''
     for ln in body:
         m = re.match(r'# Subtest: (\S+)', ln)
         if m:
-            script, leaf_fail = m.group(1), False
+            script, leaf_fail, leaves, skip_all = m.group(1), False, 0, ''
+            continue
+        # a script that does not apply: "1..0 # SKIP reason" (KTAP)
+        m = re.match(r'    1\.\.0\s*#\s*SKIP\s*(.*)$', ln)
+        if m and script:
+            skip_all = m.group(1) or 'skipped'
             continue
         m = re.match(r'    (not ok|ok) \d+ (.*?)(\s+#\s*(SKIP.*))?$', ln)
         if m and script:
             ok = m.group(1) == 'ok'
             leaf_fail |= not ok
-            out.append(('PASS' if ok else 'FAIL', f'{tag}/ksft/{script}/{m.group(2)}'))
+            leaves += 1
+            res = ('SKIP' if m.group(4) else 'PASS') if ok else 'FAIL'
+            out.append((res, f'{tag}/ksft/{script}/{m.group(2)}'))
             continue
-        m = re.match(r'(not ok|ok) \d+ (\S+)', ln)
+        m = re.match(r'(not ok|ok) \d+ (\S+)(.*)$', ln)
         if m:
             if m.group(1) == 'not ok' and not leaf_fail:
                 out.append(('FAIL', f'{tag}/ksft/{m.group(2)}'))
+            elif m.group(1) == 'ok' and re.match(r'\s*#\s*SKIP', m.group(3)) and not leaves:
+                out.append(('SKIP', f'{tag}/ksft/{m.group(2)}: {skip_all or "skipped"}'))
             script = None
+        elif ln.startswith('Bail out!'):
+            out.append(('FAIL', f'{tag}/ksft/bail-out: {ln[9:].strip()}'))
         elif ln.startswith('    #') or ln.startswith('#'):
             pass
 
