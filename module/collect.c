@@ -655,6 +655,7 @@ static int n3t_cpu_offline(unsigned int cpu)
 	n3t_end_slice(pc);
 	write_seqlock(&b->lock);
 	RCU_INIT_POINTER(per_cpu(n3t_pcpu, cpu), NULL);
+	b->lost += pc->scratch.lost;
 	for (e = 0; e < N3T_MAX_EVENTS; e++) {
 		b->ev_count[e] += pc->scratch.ev_count[e];
 		b->ev_ns[e] += pc->scratch.ev_ns[e];
@@ -682,8 +683,8 @@ static_assert(offsetofend(struct n3t_result, ev_ns) == sizeof(struct n3t_result)
  *
  * Lockless against the sampler (seqcount retry loop, never blocks it).  The
  * caller holds n3t_cfg.lock, so plans do not change under it; @sets and
- * @delta need @plan.  The cumulative counts (@res->ev_count, @res->ev_ns)
- * are always filled, collecting or not: what the CPU counted since load.
+ * @delta need @plan.  The cumulative counts (@res->ev_count, @res->ev_ns,
+ * @res->lost) are always filled, collecting or not: since load.
  * Return: false if the CPU is not collecting (with @plan); then @res has
  * only the cumulative counts.
  */
@@ -722,6 +723,7 @@ bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_resu
 			else
 				memset(res, 0, sizeof(*res));
 		}
+		res->lost += b->lost;
 		for (e = 0; e < N3T_MAX_EVENTS; e++) {
 			res->ev_count[e] += b->ev_count[e];
 			res->ev_ns[e] += b->ev_ns[e];
@@ -744,6 +746,19 @@ static int n3t_start(bool quiet)
 	n3t_hp_state = ret;
 	n3t_hp_active = true;
 	return 0;
+}
+
+/*
+ * After a failed reconfiguration, collect again with the old plans; if even
+ * that fails, say so where it shows: the module is paused (enabled reads 0)
+ * and writing 1 to enabled retries.
+ */
+static void n3t_restart_or_pause(void)
+{
+	if (!n3t_start(false))
+		return;
+	WRITE_ONCE(n3t_cfg.paused, true);
+	pr_err("could not restart collection: paused (write 1 to enabled to retry)\n");
 }
 
 /* Every CPU's teardown runs, left-out ones too: all states end OFFLINE. */
@@ -891,8 +906,7 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 		pr_warn("re-probe found no free counters or failed; keeping the counters found before\n");
 	ret = n3t_pack_all(sel, plans, true);
 	if (ret) {
-		if (n3t_start(false))
-			pr_err("could not restart collection\n");
+		n3t_restart_or_pause();
 		goto out;
 	}
 	mutex_lock(&n3t_cfg.lock);
@@ -912,8 +926,7 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 		}
 		n3t_cfg.interval_ms = old_ms;
 		mutex_unlock(&n3t_cfg.lock);
-		if (n3t_start(false))
-			pr_err("could not restart collection\n");
+		n3t_restart_or_pause();
 	}
 	n3t_free_plans(old);
 	return ret;

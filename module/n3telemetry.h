@@ -35,7 +35,8 @@ struct n3t_pub_set {
  * @end_ns: end of the interval (ktime_get_ns())
  * @interval_ns: length of the interval
  * @nr_sets: sets rotated through
- * @lost: discarded slices since collection started, all sets
+ * @lost: discarded slices, all sets: since collection started in the CPU's
+ *	state (struct n3t_cpu.scratch), since load as n3t_read_cpu() returns it
  * @value: metric values, fixed point (engine.h)
  * @valid: which @value are defined
  * @counted: events counted in the interval
@@ -58,11 +59,12 @@ struct n3t_result {
 
 /**
  * struct n3t_base - what a CPU counted before its current collection state
- * @lock: protects @ev_count and @ev_ns, and the publication of the CPU's
+ * @lock: protects @lost, @ev_count and @ev_ns, and the publication of the CPU's
  *	struct n3t_cpu, against readers (n3t_read_cpu()); written only by the
  *	CPU's teardown callback, which folds the state's counts in and
  *	unpublishes it in one write section, so a reader sees them either in
  *	the state or here, never in both nor in neither
+ * @lost: slices those states discarded
  * @ev_count: counts of the CPU's torn-down collection states, per event
  * @ev_ns: their counting times, per event
  *
@@ -73,6 +75,7 @@ struct n3t_result {
  */
 struct n3t_base {
 	seqlock_t lock;	/* see above */
+	u32 lost;
 	u64 ev_count[N3T_MAX_EVENTS];
 	u64 ev_ns[N3T_MAX_EVENTS];
 };

@@ -129,6 +129,7 @@ static struct n3t_view *n3t_view_get(int cpu)
 			continue;
 		live = n3t_read_cpu(c, plan, &one->res, one->sets, one->delta) &&
 		       one->res.seq;
+		v->res.lost += one->res.lost;
 		for (e = 0; e < N3T_MAX_EVENTS; e++) {
 			v->res.ev_count[e] += one->res.ev_count[e];
 			v->res.ev_ns[e] += one->res.ev_ns[e];
@@ -140,7 +141,6 @@ static struct n3t_view *n3t_view_get(int cpu)
 		v->res.seq = max(v->res.seq, one->res.seq);
 		v->res.end_ns = max(v->res.end_ns, one->res.end_ns);
 		v->res.interval_ns = max(v->res.interval_ns, one->res.interval_ns);
-		v->res.lost += one->res.lost;
 		for (s = 0, first = 0; s < nr; s++) {
 			unsigned int w = bitmap_weight(plan->set[s].events, N3T_MAX_EVENTS);
 
@@ -484,11 +484,13 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	bool on;
 	int ret;
 
-	if (count > N3T_WRITE_MAX || memchr(buf, 0, count))
+	/* exactly 0 or 1: a stray word must not pause a fleet's telemetry */
+	if (sysfs_streq(buf, "1"))
+		on = true;
+	else if (sysfs_streq(buf, "0"))
+		on = false;
+	else
 		return -EINVAL;
-	ret = kstrtobool(buf, &on);
-	if (ret)
-		return ret;
 	ret = n3t_collect_enable(on);
 	return ret ? ret : count;
 }

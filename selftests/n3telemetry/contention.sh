@@ -13,7 +13,8 @@ echo 5 > $TPDBG/counters
 advance_interval 1	# sets re-enabled from now on get at most 5 counters
 lost0=$(value $N3T/cpu1/status lost_slices)
 scripted_interval 1 "$VEC_A"
-check slices-lost test "$(value $N3T/cpu1/status lost_slices)" -gt "$lost0"
+lost1=$(value $N3T/cpu1/status lost_slices)
+check slices-lost test "$lost1" -gt "$lost0"
 expect_eq set0-lost-nan nan "$(value $N3T/cpu1/topdown_l1 retiring)"
 bad=0
 nans=0
@@ -42,6 +43,8 @@ while ! dmesg | grep -q 're-packed for 5 counters' && [ $_t -lt 100 ]; do
 	_t=$((_t + 1))
 done
 expect_eq repacked-for-5 "programmable 5" "$(head -1 $N3T/counters)"
+# the re-pack made the CPU's counters again: its lost slices still count
+check lost-kept-across-repack test "$(value $N3T/cpu1/status lost_slices)" -ge "$lost1"
 NSETS=$(wc -l < $N3T/sets)
 check more-sets test "$NSETS" -gt 7
 scripted_interval 1 "$VEC_A"

@@ -77,7 +77,7 @@ expect_eq enabled-at-load 1 "$(cat $N3T/enabled)"
 expect_eq enabled-mode 644 "$(stat -c %a $N3T/enabled)"
 check collecting-holds-counters test "$(active)" -eq "$NCPU"
 n=0
-for w in 2 x '\n' ' 1' -1; do
+for w in 2 x '\n' ' 1' -1 nonsense yes 10 1x on; do
 	n=$((n + 1))
 	expect_eq "bad-write-$n" EINVAL "$(errno_of $N3T/enabled "$w")"
 done

@@ -96,7 +96,7 @@ struct n3t_snapshot_header {
  * @end_ns: end of the interval, CLOCK_MONOTONIC nanoseconds
  * @interval_ns: length of the interval
  * @nr_sets: event sets rotated through in the interval
- * @lost_slices: slices discarded since collection (re)started, all sets
+ * @lost_slices: slices discarded since the module was loaded, all sets
  * @model: index of the CPU's model in the names; ~0 when the CPU has none
  * @nr_events: events of that model (entries of the event arrays used)
  * @nr_metrics: metrics of that model (entries of @value used)
