@@ -1141,73 +1141,82 @@ static const char *fmt_metric(char *buf, size_t n, const struct tree *t,
 
 /* --- show --- */
 
-static bool want_cpu(const char *list, int cpu)
+/* --cpu, parsed once: a list of CPU numbers and ranges (0-3,8), or system */
+struct cpu_list {
+	bool given, system;
+	int nr;
+	int *lo, *hi;
+};
+
+static void parse_cpu_list(const char *list, struct cpu_list *l)
 {
 	char *dup, *save = NULL;
-	bool ok = false;
+	size_t n = 1;
 
+	memset(l, 0, sizeof(*l));
 	if (!list)
-		return cpu >= 0;
-	if (!strcmp(list, "system"))
-		return cpu < 0;
-	dup = strdup(list);
-	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int a, b;
-
-		if (sscanf(tok, "%d-%d", &a, &b) == 2 ? (cpu >= a && cpu <= b) :
-		    (sscanf(tok, "%d", &a) == 1 && cpu == a))
-			ok = true;
-	}
-	free(dup);
-	return ok;
-}
-
-/* a list of CPU numbers and ranges (0-3,8), or system */
-static void check_cpu_list(const char *list)
-{
-	char *dup, *save = NULL;
-
-	if (!list || !strcmp(list, "system"))
 		return;
-	dup = strdup(list);
-	if (!dup)
-		die("out of memory");
-	for (const char *p = list; *p; p++)
+	l->given = true;
+	if (!strcmp(list, "system")) {
+		l->system = true;
+		return;
+	}
+	for (const char *p = list; *p; p++) {
 		if (!strchr("0123456789,-", *p))
 			die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
-	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int a, b, n = 0;
-
-		if ((sscanf(tok, "%d-%d%n", &a, &b, &n) == 2 && !tok[n] && a <= b) ||
-		    (sscanf(tok, "%d%n", &a, &n) == 1 && !tok[n]))
-			continue;
-		die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+		n += *p == ',';
 	}
 	if (list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
 		die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+	dup = strdup(list);
+	l->lo = malloc(n * sizeof(*l->lo));
+	l->hi = malloc(n * sizeof(*l->hi));
+	if (!dup || !l->lo || !l->hi)
+		die("out of memory");
+	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int a, b, k = 0;
+
+		if (sscanf(tok, "%d-%d%n", &a, &b, &k) == 2 && !tok[k] && a <= b)
+			;
+		else if (sscanf(tok, "%d%n", &a, &k) == 1 && !tok[k])
+			b = a;
+		else
+			die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+		l->lo[l->nr] = a;
+		l->hi[l->nr++] = b;
+	}
 	free(dup);
 }
 
-/* every CPU and range of the list names CPUs the module publishes */
-static void check_cpus_exist(const char *list, const struct tree *t)
+/* whether a view (cpu -1: system) is selected; no --cpu: every CPU */
+static bool want_cpu(const struct cpu_list *l, int cpu)
 {
-	char *dup, *save = NULL;
+	if (!l->given)
+		return cpu >= 0;
+	if (l->system)
+		return cpu < 0;
+	for (int i = 0; i < l->nr; i++)
+		if (cpu >= l->lo[i] && cpu <= l->hi[i])
+			return true;
+	return false;
+}
 
-	if (!list || !strcmp(list, "system"))
-		return;
-	dup = strdup(list);
-	if (!dup)
-		die("out of memory");
-	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+/* every CPU and range of the list names CPUs the module publishes */
+static void check_cpus_exist(const struct cpu_list *l, const struct tree *t)
+{
+	for (int k = 0; k < l->nr; k++) {
 		bool found = false;
 
 		for (int i = 0; i < t->nr && !found; i++)
-			found = t->v[i].cpu >= 0 && want_cpu(tok, t->v[i].cpu);
-		if (!found)
-			die("no CPU %s in %s (see its cpuN directories; offline CPUs have none)",
-			    tok, t->root);
+			found = t->v[i].cpu >= l->lo[k] && t->v[i].cpu <= l->hi[k];
+		if (found)
+			continue;
+		if (l->lo[k] == l->hi[k])
+			die("no CPU %d in %s (see its cpuN directories; offline CPUs have none)",
+			    l->lo[k], t->root);
+		die("no CPU %d-%d in %s (see its cpuN directories; offline CPUs have none)",
+		    l->lo[k], l->hi[k], t->root);
 	}
-	free(dup);
 }
 
 static void show_metric(const struct tree *t, const struct view *v, int m, int indent)
@@ -2421,10 +2430,11 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "show")) {
 		uint32_t groups[MAX_MODELS] = { 0 };
+		struct cpu_list cl;
 
-		check_cpu_list(cpus);
-		load(&t, src, cpus && !strcmp(cpus, "system") ? LOAD_SYSTEM : LOAD_CPUS);
-		check_cpus_exist(cpus, &t);
+		parse_cpu_list(cpus, &cl);
+		load(&t, src, cl.system ? LOAD_SYSTEM : LOAD_CPUS);
+		check_cpus_exist(&cl, &t);
 		/* --group names a group of any model; each CPU shows those its model has */
 		for (int k = 0; k < sel.nr_groups; k++) {
 			bool known = false;
@@ -2443,12 +2453,14 @@ int main(int argc, char **argv)
 		for (int m = 0; m < t.nr_models && !sel.nr_groups; m++)
 			groups[m] = t.model[m].groups;
 		for (int i = 0, shown = 0; i < t.nr; i++) {
-			if (!want_cpu(cpus, t.v[i].cpu))
+			if (!want_cpu(&cl, t.v[i].cpu))
 				continue;
 			if (shown++)
 				putchar('\n');
 			show_view(&t, &t.v[i], t.v[i].model >= 0 ? groups[t.v[i].model] : 0);
 		}
+		free(cl.lo);
+		free(cl.hi);
 	} else if (!strcmp(cmd, "export")) {
 		if (!format || (strcmp(format, "prometheus") && strcmp(format, "json") &&
 				strcmp(format, "csv")))
