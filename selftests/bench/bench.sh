@@ -7,8 +7,9 @@
 # guest ns, whatever the host does).  See README, "Cost".
 #
 #   bench.sh            the full matrix (1, 4, 16 vCPUs; scaling to 64)
-#   bench.sh --smoke    1 vCPU, two configurations, a few seconds: checks the
-#                       harness yields a complete table (make check runs it)
+#   bench.sh --smoke    1 vCPU, two configurations and the perf-call probe, a
+#                       few seconds: checks the harness yields a complete table
+#                       (make check runs it)
 #
 # Environment: N3T_BENCH_CPUS="1 4 16", N3T_BENCH_SCALE="1 4 16 64",
 # N3T_BENCH_SECS=5, N3T_BENCH_REPS=2, N3T_BENCH_JOBS=$(nproc).  Results:
@@ -34,14 +35,17 @@ step "Debian 12 arm64 6.1 kernel"
 ddir=$("$top/selftests/vm/distro-kernel.sh" | tail -1)
 export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 
-step "module (production build, no test hooks) against $(basename "$ddir")"
+step "module (production build, no test hooks) and the perf-call probe against $(basename "$ddir")"
 src=$out/src
 rm -rf "$src" && mkdir -p "$src"
 (cd "$top" && git ls-files -co --exclude-standard -z 2>/dev/null |
 	rsync -a --from0 --files-from=- "$top/" "$src/") ||
 	rsync -a --exclude build --exclude .git "$top/" "$src/"
 make -s -C "$ddir/kdir" M="$src" modules > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
-mkdir -p "$out/mod" && cp "$src/module/n3telemetry.ko" "$out/mod/"
+make -s -C "$ddir/kdir" M="$src/selftests/bench/perfcost" modules >> "$out/build.log" 2>&1 ||
+	{ cat "$out/build.log"; exit 1; }
+rm -rf "$out/mod" && mkdir -p "$out/mod"
+cp "$src/module/n3telemetry.ko" "$src/selftests/bench/perfcost/n3t_perfcost.ko" "$out/mod/"
 
 step "guest programs: n3tel, busy loop, perf and node_exporter from Debian"
 make -s -C "$src/tools/n3tel" arm64 > "$out/n3tel.log" 2>&1 || { cat "$out/n3tel.log"; exit 1; }
@@ -79,7 +83,8 @@ reps=${N3T_BENCH_REPS:-2}
 jobs=${N3T_BENCH_JOBS:-$(nproc)}
 if [ $mode = smoke ]; then
 	step "smoke: 1 vCPU, idle and module default, 2 s runs"
-	boot smoke 1 600 n3t.configs=idle,mod-default n3t.secs=2 n3t.settle=1.2 n3t.reps=2
+	boot smoke 1 600 n3t.configs=idle,mod-default n3t.secs=2 n3t.settle=1.2 n3t.reps=2 \
+		n3t.perfcost=1
 	python3 "$here/table.py" --smoke "$out/smoke.log"
 	echo "== smoke done in $(( $(date +%s) - t0 ))s"
 	exit 0
@@ -102,10 +107,26 @@ for n in ${N3T_BENCH_SCALE:-1 4 16 64}; do
 	specs+=("scale-$n $n n3t.configs=idle,mod-default n3t.secs=3 n3t.settle=1.5 n3t.reps=2 n3t.reads=$r")
 done
 # where the sampler's instructions go: function graph below n3t_slice_work
-specs+=("profile 1 n3t.configs= n3t.settle=1.5 n3t.profile=1")
+# and what each perf call it makes costs on this kernel (perfcost/)
+specs+=("profile 1 n3t.configs= n3t.settle=1.5 n3t.profile=1 n3t.perfcost=1")
+# N3T_BENCH_ONLY="tag ...": boot only those again (e.g. "profile"); the table
+# takes the other boots' logs from the last run.  N3T_BENCH_PROFILE adds
+# kernel arguments to the profile boot (n3t.pfn=FUNCTION n3t.pdepths=1,2,3).
+tlogs=()
+if [ -n "${N3T_BENCH_ONLY:-}" ]; then
+	keep=()
+	for s in "${specs[@]}"; do
+		case " $N3T_BENCH_ONLY " in
+		*" ${s%% *} "*) keep+=("$s") ;;
+		*) [ -e "$out/${s%% *}.log" ] && tlogs+=("$out/${s%% *}.log") ;;
+		esac
+	done
+	specs=("${keep[@]}")
+fi
 logs=() pids=() fail=0
 for s in "${specs[@]}"; do
 	read -r tag n args <<< "$s"
+	[ "$tag" = profile ] && args="$args ${N3T_BENCH_PROFILE:-}"
 	logs+=("$out/$tag.log")
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || fail=1; done
 	# shellcheck disable=SC2086
@@ -116,6 +137,7 @@ for p in "${pids[@]}"; do wait "$p" || fail=1; done
 [ $fail = 0 ] || echo "== some boots failed; the table shows what there is"
 
 step "table"
-python3 "$here/table.py" --kernel "Debian $(basename "$ddir" | sed 's/^distro-//')" "${logs[@]}" |
+python3 "$here/table.py" --kernel "Debian $(basename "$ddir" | sed 's/^distro-//')" \
+	"${logs[@]}" "${tlogs[@]}" |
 	tee "$out/table.txt"
 echo "== bench done in $(( $(date +%s) - t0 ))s; table in $out/table.txt"

@@ -6,7 +6,8 @@
 # "BENCH ..." line; selftests/bench/table.py turns them into the table.
 #
 # Kernel command line: n3t.configs=a,b,... n3t.secs=S n3t.settle=S
-# n3t.reps=N n3t.reads=0|1 n3t.profile=0|1.  Configurations: idle mod-default mod-all
+# n3t.reps=N n3t.reads=0|1 n3t.profile=0|1 n3t.perfcost=0|1 (n3t.pfn=FUNCTION
+# n3t.pdepths=1,2,3 for the profile).  Configurations: idle mod-default mod-all
 # mod-100ms mod-1set perf-grouped perf-flat perf-all-grouped perf-all-flat
 # ne-15s ne-1s.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -15,7 +16,8 @@ N3T=/sys/kernel/n3telemetry
 DBG=/sys/kernel/debug/n3telemetry
 KO=/lib/n3t/n3telemetry.ko
 
-configs=idle,mod-default secs=5 settle=1.5 reps=2 reads=0 profile=0
+configs=idle,mod-default secs=5 settle=1.5 reps=2 reads=0 profile=0 perfcost=0
+pfn=n3t_slice_work pdepths="1 2 3"
 # shellcheck disable=SC2013
 for a in $(cat /proc/cmdline); do
 	case "$a" in
@@ -25,6 +27,9 @@ for a in $(cat /proc/cmdline); do
 	n3t.reps=*) reps=${a#n3t.reps=} ;;
 	n3t.reads=*) reads=${a#n3t.reads=} ;;
 	n3t.profile=*) profile=${a#n3t.profile=} ;;
+	n3t.perfcost=*) perfcost=${a#n3t.perfcost=} ;;
+	n3t.pfn=*) pfn=${a#n3t.pfn=} ;;
+	n3t.pdepths=*) pdepths=$(echo "${a#n3t.pdepths=}" | tr , ' ') ;;
 	esac
 done
 ncpu=$(nproc)
@@ -174,8 +179,9 @@ profile() {
 	mod_load
 	t=$(spin now)
 	spin $((t + 100000000)) "$settle" > /dev/null
-	for depth in 1 2 3; do
-		echo n3t_slice_work > $T/set_graph_function || return
+	echo "BENCH info profile function $pfn"
+	for depth in $pdepths; do
+		echo "$pfn" > $T/set_graph_function || return
 		echo $depth > $T/max_graph_depth
 		echo 1 > $T/options/funcgraph-tail
 		echo 0 > $T/options/funcgraph-irqs
@@ -199,6 +205,14 @@ profile() {
 	mod_unload
 }
 
+# the price of each exported perf call the sampler makes (perfcost.c): one
+# line per (events in the CPU's context, events enabled)
+perfcost() {
+	insmod /lib/n3t/n3t_perfcost.ko ${pmu:+pmu_type=$pmu} || echo "BENCH error perfcost failed"
+	dmesg | sed -n 's/^.*n3t_perfcost: \(cpu\|events\)/BENCH perfcost \1/p'
+	rmmod n3t_perfcost 2>/dev/null
+}
+
 # a first run after boot reads a little high: warm up once, unmeasured
 t=$(spin now)
 spin $((t + 100000000)) "$settle" > /dev/null
@@ -212,5 +226,6 @@ while [ $rep -le "$reps" ]; do
 	rep=$((rep + 1))
 done
 [ "$reads" = 1 ] && reads
+[ "$perfcost" = 1 ] && perfcost
 [ "$profile" = 1 ] && profile
 echo "BENCH end"

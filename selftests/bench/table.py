@@ -54,6 +54,8 @@ class Boot:
         self.cost = defaultdict(dict)      # (cfg, rep) -> cpu -> (dslices, dns)
         self.reads = defaultdict(list)     # what -> [ns]
         self.prof = defaultdict(list)      # depth -> [(level, name, calls, us)]
+        self.perfcost = {}                 # (events, on) -> {call: ns}
+        self.plan = None                   # the default sets: [[event code]]
         self.complete = False
         with open(path, errors='replace') as f:
             for ln in f:
@@ -91,6 +93,12 @@ class Boot:
                 self.ivl[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
             elif kind == 'cost' and a1 > a0:
                 self.cost[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
+        elif k == 'info' and w[2] == 'perf-events-default':
+            self.plan = [g.split(',') for g in w[3].strip('{}').split('},{')]
+        elif k == 'perfcost' and w[2] == 'events' and len(w) == 14:
+            # perfcost events N on K enable E disable D read_on R read_off R
+            self.perfcost[(int(w[3]), int(w[5]))] = {
+                w[i]: int(w[i + 1]) for i in range(6, 14, 2)}
         elif k == 'prof':      # prof DEPTH LEVEL NAME CALLS US
             self.prof[int(w[2])].append((int(w[3]), w[4], int(w[5]), float(w[6])))
         elif k == 'read':      # read WHAT I NS
@@ -261,6 +269,90 @@ def prof_table(b, out):
         out.append(f'  {"  " * (lvl - 2) + name:36} {calls / slices:>11.1f} {us / total:>6.0%}')
 
 
+def fit_enable(pc):
+    """least squares: enable(n, k) = a + b n + c k, n events in the CPU's
+    context, k of them enabled"""
+    pts = [(n, k, v['enable']) for (n, k), v in pc.items()]
+    if len(pts) < 3:
+        return None
+    # normal equations, 3 x 3, by Cramer's rule
+    xs = [(1, n, k) for n, k, _ in pts]
+    m = [[sum(x[i] * x[j] for x in xs) for j in range(3)] for i in range(3)]
+    r = [sum(x[i] * y for x, (_, _, y) in zip(xs, pts)) for i in range(3)]
+
+    def det(a):
+        return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+                a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+                a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+    d = det(m)
+    if not d:
+        return None
+    coef = []
+    for i in range(3):
+        mi = [row[:] for row in m]
+        for j in range(3):
+            mi[j][i] = r[j]
+        coef.append(det(mi) / d)
+    resid = max(abs(coef[0] + coef[1] * n + coef[2] * k - y) for n, k, y in pts)
+    return coef, resid
+
+
+def plan_cost(sets, order, price):
+    """perf-call instructions per slice of the module's switch, in this order:
+    a counter the next set shares stays on; the others are disabled, every
+    member is read (those still on while counting), the new ones enabled"""
+    nev = len(set().union(*sets))
+    total = 0
+    for i, s in enumerate(order):
+        a, b = sets[s], sets[order[(i + 1) % len(order)]]
+        keep, old, new = a & b, a - b, b - a
+        total += len(old) * (price['disable'] + price['read_off']) + len(keep) * price['read_on']
+        total += sum(price['enable'](nev, len(keep) + j) for j in range(len(new)))
+    return total / len(order)
+
+
+def perfcost_table(b, sampler, out):
+    """the price of each perf call on this kernel, and what the default
+    plan's switch must cost at those prices"""
+    pc = b.perfcost
+    f = fit_enable(pc)
+    if not f:
+        return None
+    (a0, a1, a2), resid = f
+
+    def mean(call):
+        return sum(v[call] for v in pc.values()) / len(pc)
+    price = {'enable': lambda n, k: a0 + a1 * n + a2 * k, 'disable': mean('disable'),
+             'read_on': mean('read_on'), 'read_off': mean('read_off')}
+    out.append(f'What each perf call costs on this kernel ({b.cpus} vCPU, perfcost/: '
+               f'{len(pc)} points, n events in the CPU\'s context, k of them on):')
+    out.append(f'  perf_event_enable()      {fmt(a0)} + {a1:.0f} n + {fmt(a2)} k '
+               f'(fit within {fmt(resid)}): it reschedules the CPU\'s whole context')
+    out.append(f'  perf_event_disable()     {fmt(price["disable"])}')
+    out.append(f'  perf_event_read_value()  {fmt(price["read_on"])} counting, '
+               f'{fmt(price["read_off"])} disabled')
+    if not b.plan:
+        return None
+    sets = [set(s) for s in b.plan]
+    now = plan_cost(sets, list(range(len(sets))), price)
+    nev = len(set().union(*sets))
+    members = sum(len(s) for s in sets)
+    line = (f'  default plan ({len(sets)} sets, {nev} events, {members} members): its switch at '
+            f'these prices {fmt(now)} per slice')
+    if sampler:
+        line += f' (the sampler measured {fmt(sampler)})'
+    out.append(line)
+    if len(sets) <= 8:
+        import itertools
+        best = min(plan_cost(sets, [0] + list(p), price)
+                   for p in itertools.permutations(range(1, len(sets))))
+        low = nev * (price['enable'](nev, 0) + price['disable']) / len(sets)
+        out.append(f'  in the cheapest order of its sets: {fmt(best)}; if each of its events were '
+                   f'enabled and disabled once a round with no other counter on: {fmt(low)}')
+        return best
+    return now
+
+
 def check_target(out, name, ok, detail):
     word = 'unknown' if ok is None else ('met' if ok else 'NOT met')
     out.append(f'  {word:8} {name}: {detail}')
@@ -296,6 +388,12 @@ def report(boots, kernel):
         if b.prof:
             prof_table(b, out)
             out.append('')
+    floor = None
+    for b in boots:
+        if b.perfcost and not b.scale:
+            sampler = cost.get(b.cpus, {}).get('mod-default', {}).get('sampler')
+            floor = perfcost_table(b, sampler, out)
+            out.append('')
 
     out.append('Targets (1 vCPU unless said):')
     one = cost.get(1, {})
@@ -312,7 +410,8 @@ def report(boots, kernel):
     ins = mod.get('ins_slice')
     check_target(out, f'<= {TARGET_SLICE} guest instructions per slice switch',
                  None if ins is None else ins <= TARGET_SLICE,
-                 f'{fmt(ins)} (lost work per slice; {fmt(mod.get("sampler"))} inside the sampler)')
+                 f'{fmt(ins)} (lost work per slice; {fmt(mod.get("sampler"))} inside the sampler'
+                 + (f'; its perf calls cost at least {fmt(floor)}' if floor else '') + ')')
     sl, nom = mod.get('slices'), mod.get('nominal')
     d = sl / nom - 1 if sl and nom else None
     check_target(out, f'slices/s within {TARGET_DRIFT:.0%} of nominal',
@@ -352,6 +451,14 @@ def smoke(boots):
                 bad.append(f'{b.path}: slices/s {r.get("slices")} out of range')
             if not 1e3 < (r.get('sampler') or 0) < 1e7:
                 bad.append(f'{b.path}: sampler ns/slice {r.get("sampler")} out of range')
+        # the perf-call probe: every point, every call a positive cost
+        want = {(n, k) for n in (1, 8, 16, 32, 48) for k in range(6) if k < n}
+        if set(b.perfcost) != want:
+            bad.append(f'{b.path}: perfcost points {sorted(set(want) - set(b.perfcost))} missing')
+        if any(v <= 0 for p in b.perfcost.values() for v in p.values()):
+            bad.append(f'{b.path}: a perf call priced at 0')
+        if not b.plan:
+            bad.append(f'{b.path}: no default plan')
     return bad
 
 

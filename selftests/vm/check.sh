@@ -60,7 +60,8 @@ fi
 if [ $mode = check ]; then
 	step "checkpatch --strict"
 	mapfile -t csrc < <(cd "$top" && git ls-files -co --exclude-standard -- \
-		'module/*.[ch]' 'uapi/*.h' 'selftests/testpmu/*.[ch]')
+		'module/*.[ch]' 'uapi/*.h' 'selftests/testpmu/*.[ch]' \
+		'selftests/bench/perfcost/*.c')
 	if (cd "$top" && "$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse \
 		--show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${csrc[@]}") \
 		> "$out/checkpatch.log" 2>&1; then

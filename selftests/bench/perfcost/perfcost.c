@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * make bench only: the price of the exported perf calls the sampler is made
+ * of, on the running kernel, so that its cost per slice can be set against
+ * the least those calls can cost (selftests/bench/table.py does the sums).
+ *
+ * On one CPU, in a kworker as the sampler runs: with n pinned counting
+ * events in the CPU's context, k of them enabled, the time of
+ * perf_event_enable() and perf_event_disable() on one more, and of
+ * perf_event_read_value() on it while it counts and once it is disabled.
+ * Under qemu -icount shift=0 a guest nanosecond is one guest instruction.
+ * Each figure is a mean over @reps calls, less the cost of reading the clock.
+ * Results go to the kernel log, one line per (n, k), while the module loads;
+ * every event is released before loading completes.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/module.h>
+#include <linux/perf_event.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+static int pmu_type = PERF_TYPE_RAW;
+module_param(pmu_type, int, 0444);
+MODULE_PARM_DESC(pmu_type, "perf type number of the CPU PMU (default PERF_TYPE_RAW)");
+
+static unsigned int reps = 64;
+module_param(reps, uint, 0444);
+MODULE_PARM_DESC(reps, "calls per figure (default 64)");
+
+#define PC_MAX_EVENTS	48
+#define PC_MAX_ON	5	/* below the 6 programmable counters of QEMU and N3 */
+
+static const unsigned int pc_events[] = { 1, 8, 16, 32, PC_MAX_EVENTS };
+
+/* common PMUv3 event numbers, without CPU_CYCLES (0x11) and CHAIN (0x1e) */
+static u64 pc_code(unsigned int i)
+{
+	if (i >= 0x11)
+		i++;
+	if (i >= 0x1e)
+		i++;
+	return i;
+}
+
+static struct perf_event *pc_create(unsigned int cpu, unsigned int i)
+{
+	struct perf_event_attr attr = {
+		.type = pmu_type,
+		.size = sizeof(attr),
+		.config = pc_code(i),
+		.pinned = 1,
+		.disabled = 1,
+	};
+
+	return perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+}
+
+static u64 pc_clock_cost(void)
+{
+	u64 t0 = local_clock();
+	unsigned int r;
+
+	for (r = 0; r < 1024; r++)
+		local_clock();
+	return div_u64(local_clock() - t0, 1025);
+}
+
+/* One (n, k) point: the costs of the calls on ev[n - 1] with ev[0..k) on. */
+static int pc_point(struct perf_event **ev, unsigned int n, unsigned int k, u64 clk)
+{
+	struct perf_event *tgt = ev[n - 1];
+	u64 t[4] = { }, t0, enabled, running, ran;
+	unsigned int i, r;
+
+	perf_event_read_value(tgt, &enabled, &ran);
+	for (i = 0; i < k; i++)
+		perf_event_enable(ev[i]);
+	for (r = 0; r < reps; r++) {
+		t0 = local_clock();
+		perf_event_enable(tgt);
+		t[0] += local_clock() - t0;
+		t0 = local_clock();
+		perf_event_read_value(tgt, &enabled, &running);
+		t[2] += local_clock() - t0;
+		t0 = local_clock();
+		perf_event_disable(tgt);
+		t[1] += local_clock() - t0;
+		t0 = local_clock();
+		perf_event_read_value(tgt, &enabled, &running);
+		t[3] += local_clock() - t0;
+	}
+	for (i = 0; i < k; i++)
+		perf_event_disable(ev[i]);
+	/* a pinned event that found no counter does not run */
+	if (running == ran) {
+		pr_info("events %u on %u: no counter left for one more\n", n, k);
+		return -ENOSPC;
+	}
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		t[i] = div_u64(t[i], reps) - min(div_u64(t[i], reps), clk);
+	pr_info("events %u on %u enable %llu disable %llu read_on %llu read_off %llu\n",
+		n, k, t[0], t[1], t[2], t[3]);
+	return 0;
+}
+
+static long pc_run(void *unused)
+{
+	unsigned int cpu = smp_processor_id(), a, i, k, made = 0;
+	struct perf_event **ev;
+	long ret = 0;
+	u64 clk;
+
+	ev = kcalloc(PC_MAX_EVENTS, sizeof(*ev), GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	clk = pc_clock_cost();
+	pr_info("cpu %u clock %llu reps %u\n", cpu, clk, reps);
+	for (a = 0; a < ARRAY_SIZE(pc_events) && !ret; a++) {
+		unsigned int n = pc_events[a];
+
+		for (; made < n; made++) {
+			ev[made] = pc_create(cpu, made);
+			if (IS_ERR(ev[made])) {
+				ret = PTR_ERR(ev[made]);
+				pr_err("cannot create event 0x%llx on cpu %u: %ld\n",
+				       pc_code(made), cpu, ret);
+				goto out;
+			}
+		}
+		for (k = 0; k <= PC_MAX_ON && k < n; k++)
+			if (pc_point(ev, n, k, clk))
+				break;
+	}
+out:
+	for (i = 0; i < made; i++)
+		perf_event_release_kernel(ev[i]);
+	kfree(ev);
+	return ret;
+}
+
+static int __init pc_init(void)
+{
+	if (!reps)
+		return -EINVAL;
+	return work_on_cpu(cpumask_first(cpu_online_mask), pc_run, NULL);
+}
+module_init(pc_init);
+
+static void __exit pc_exit(void)
+{
+}
+module_exit(pc_exit);
+
+MODULE_DESCRIPTION("make bench: the cost of the exported perf calls on this kernel");
+MODULE_LICENSE("GPL");
