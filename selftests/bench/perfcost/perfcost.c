@@ -9,7 +9,8 @@
  * perf_event_enable() and perf_event_disable() on one more, and of
  * perf_event_read_value() on it while it counts and once it is disabled.
  * Under qemu -icount shift=0 a guest nanosecond is one guest instruction.
- * Each figure is a mean over @reps calls, less the cost of reading the clock.
+ * Each figure is the median of @reps calls (an interrupt that lands in one
+ * call does not count), less the cost of reading the clock.
  * Results go to the kernel log, one line per (n, k), while the module loads;
  * every event is released before loading completes.
  */
@@ -20,6 +21,7 @@
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/workqueue.h>
 
 static int pmu_type = PERF_TYPE_RAW;
@@ -28,7 +30,7 @@ MODULE_PARM_DESC(pmu_type, "perf type number of the CPU PMU (default PERF_TYPE_R
 
 static unsigned int reps = 64;
 module_param(reps, uint, 0444);
-MODULE_PARM_DESC(reps, "calls per figure (default 64)");
+MODULE_PARM_DESC(reps, "calls per figure, 1 to 4096 (default 64)");
 
 #define PC_MAX_EVENTS	48
 #define PC_MAX_ON	5	/* below the 6 programmable counters of QEMU and N3 */
@@ -68,11 +70,32 @@ static u64 pc_clock_cost(void)
 	return div_u64(local_clock() - t0, 1025);
 }
 
-/* One (n, k) point: the costs of the calls on ev[n - 1] with ev[0..k) on. */
-static int pc_point(struct perf_event **ev, unsigned int n, unsigned int k, u64 clk)
+static int pc_cmp(const void *a, const void *b)
 {
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the median of @reps times, less the clock's own cost */
+static u64 pc_median(u64 *t, u64 clk)
+{
+	u64 m;
+
+	sort(t, reps, sizeof(*t), pc_cmp, NULL);
+	m = t[reps / 2];
+	return m > clk ? m - clk : 0;
+}
+
+/*
+ * One (n, k) point: the costs of the calls on ev[n - 1] with ev[0..k) on;
+ * @t has room for 4 * @reps times.
+ */
+static int pc_point(struct perf_event **ev, unsigned int n, unsigned int k, u64 clk, u64 *t)
+{
+	u64 *en = t, *dis = t + reps, *ron = t + 2 * reps, *roff = t + 3 * reps;
 	struct perf_event *tgt = ev[n - 1];
-	u64 t[4] = { }, t0, enabled, running, ran;
+	u64 t0, enabled, running, ran;
 	unsigned int i, r;
 
 	perf_event_read_value(tgt, &enabled, &ran);
@@ -81,16 +104,16 @@ static int pc_point(struct perf_event **ev, unsigned int n, unsigned int k, u64 
 	for (r = 0; r < reps; r++) {
 		t0 = local_clock();
 		perf_event_enable(tgt);
-		t[0] += local_clock() - t0;
+		en[r] = local_clock() - t0;
 		t0 = local_clock();
 		perf_event_read_value(tgt, &enabled, &running);
-		t[2] += local_clock() - t0;
+		ron[r] = local_clock() - t0;
 		t0 = local_clock();
 		perf_event_disable(tgt);
-		t[1] += local_clock() - t0;
+		dis[r] = local_clock() - t0;
 		t0 = local_clock();
 		perf_event_read_value(tgt, &enabled, &running);
-		t[3] += local_clock() - t0;
+		roff[r] = local_clock() - t0;
 	}
 	for (i = 0; i < k; i++)
 		perf_event_disable(ev[i]);
@@ -99,23 +122,26 @@ static int pc_point(struct perf_event **ev, unsigned int n, unsigned int k, u64 
 		pr_info("events %u on %u: no counter left for one more\n", n, k);
 		return -ENOSPC;
 	}
-	for (i = 0; i < ARRAY_SIZE(t); i++)
-		t[i] = div_u64(t[i], reps) - min(div_u64(t[i], reps), clk);
 	pr_info("events %u on %u enable %llu disable %llu read_on %llu read_off %llu\n",
-		n, k, t[0], t[1], t[2], t[3]);
+		n, k, pc_median(en, clk), pc_median(dis, clk), pc_median(ron, clk),
+		pc_median(roff, clk));
 	return 0;
 }
 
-static long pc_run(void *unused)
+/* on @arg, the CPU: in one of its bound kworkers */
+static long pc_run(void *arg)
 {
-	unsigned int cpu = smp_processor_id(), a, i, k, made = 0;
+	unsigned int cpu = (unsigned long)arg, a, i, k, made = 0;
 	struct perf_event **ev;
 	long ret = 0;
-	u64 clk;
+	u64 clk, *t;
 
 	ev = kcalloc(PC_MAX_EVENTS, sizeof(*ev), GFP_KERNEL);
-	if (!ev)
-		return -ENOMEM;
+	t = kcalloc(4 * reps, sizeof(*t), GFP_KERNEL);
+	if (!ev || !t) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	clk = pc_clock_cost();
 	pr_info("cpu %u clock %llu reps %u\n", cpu, clk, reps);
 	for (a = 0; a < ARRAY_SIZE(pc_events) && !ret; a++) {
@@ -131,21 +157,24 @@ static long pc_run(void *unused)
 			}
 		}
 		for (k = 0; k <= PC_MAX_ON && k < n; k++)
-			if (pc_point(ev, n, k, clk))
+			if (pc_point(ev, n, k, clk, t))
 				break;
 	}
 out:
 	for (i = 0; i < made; i++)
 		perf_event_release_kernel(ev[i]);
+	kfree(t);
 	kfree(ev);
 	return ret;
 }
 
 static int __init pc_init(void)
 {
-	if (!reps)
+	unsigned int cpu = cpumask_first(cpu_online_mask);
+
+	if (!reps || reps > 4096)
 		return -EINVAL;
-	return work_on_cpu(cpumask_first(cpu_online_mask), pc_run, NULL);
+	return work_on_cpu(cpu, pc_run, (void *)(unsigned long)cpu);
 }
 module_init(pc_init);
 
