@@ -20,6 +20,7 @@
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/workqueue.h>
@@ -94,11 +95,14 @@ static u64 pc_median(u64 *t, u64 clk)
 static int pc_point(struct perf_event **ev, unsigned int n, unsigned int k, u64 clk, u64 *t)
 {
 	u64 *en = t, *dis = t + reps, *ron = t + 2 * reps, *roff = t + 3 * reps;
+	u64 t0, enabled, running, ran[PC_MAX_ON + 1];
 	struct perf_event *tgt = ev[n - 1];
-	u64 t0, enabled, running, ran;
 	unsigned int i, r;
+	bool full;
 
-	perf_event_read_value(tgt, &enabled, &ran);
+	for (i = 0; i < k; i++)
+		perf_event_read_value(ev[i], &enabled, &ran[i]);
+	perf_event_read_value(tgt, &enabled, &ran[k]);
 	for (i = 0; i < k; i++)
 		perf_event_enable(ev[i]);
 	for (r = 0; r < reps; r++) {
@@ -115,10 +119,14 @@ static int pc_point(struct perf_event **ev, unsigned int n, unsigned int k, u64 
 		perf_event_read_value(tgt, &enabled, &running);
 		roff[r] = local_clock() - t0;
 	}
-	for (i = 0; i < k; i++)
-		perf_event_disable(ev[i]);
 	/* a pinned event that found no counter does not run */
-	if (running == ran) {
+	full = running == ran[k];
+	for (i = 0; i < k; i++) {
+		perf_event_disable(ev[i]);
+		perf_event_read_value(ev[i], &enabled, &running);
+		full |= running == ran[i];
+	}
+	if (full) {
 		pr_info("events %u on %u: no counter left for one more\n", n, k);
 		return -ENOSPC;
 	}
@@ -137,7 +145,7 @@ static long pc_run(void *arg)
 	u64 clk, *t;
 
 	ev = kcalloc(PC_MAX_EVENTS, sizeof(*ev), GFP_KERNEL);
-	t = kcalloc(4 * reps, sizeof(*t), GFP_KERNEL);
+	t = kvcalloc(4 * reps, sizeof(*t), GFP_KERNEL);
 	if (!ev || !t) {
 		ret = -ENOMEM;
 		goto out;
@@ -156,14 +164,16 @@ static long pc_run(void *arg)
 				goto out;
 			}
 		}
-		for (k = 0; k <= PC_MAX_ON && k < n; k++)
+		for (k = 0; k <= PC_MAX_ON && k < n; k++) {
 			if (pc_point(ev, n, k, clk, t))
 				break;
+			cond_resched();
+		}
 	}
 out:
 	for (i = 0; i < made; i++)
 		perf_event_release_kernel(ev[i]);
-	kfree(t);
+	kvfree(t);
 	kfree(ev);
 	return ret;
 }
@@ -174,7 +184,8 @@ static int __init pc_init(void)
 
 	if (!reps || reps > 4096)
 		return -EINVAL;
-	return work_on_cpu(cpu, pc_run, (void *)(unsigned long)cpu);
+	/* fails with -ENODEV if the CPU went offline meanwhile */
+	return work_on_cpu_safe(cpu, pc_run, (void *)(unsigned long)cpu);
 }
 module_init(pc_init);
 
