@@ -65,13 +65,14 @@ step "initramfs"
 cat "$out/base.cpio.gz" "$out/overlay.cpio.gz" > "$out/initramfs.cpio.gz"
 
 # boot TAG CPUS TIMEOUT APPEND...: one repeatable boot, console in $out/TAG.log
+# (the 6.1 kernel and initramfs unless KERNEL= and INITRD= say otherwise)
 boot() {
 	local tag=$1 cpus=$2 tmo=$3 rc=0 b0
 	shift 3
 	b0=$(date +%s)
 	timeout --foreground "$tmo" qemu-system-aarch64 -M virt,gic-version=3 -cpu max \
 		-smp "$cpus" -m 2G -icount shift=0,sleep=off -nographic -no-reboot -nic none \
-		-kernel "$ddir/vmlinuz" -initrd "$out/initramfs.cpio.gz" \
+		-kernel "${KERNEL:-$ddir/vmlinuz}" -initrd "${INITRD:-$out/initramfs.cpio.gz}" \
 		-append "console=ttyAMA0 loglevel=4 panic=-1 nokaslr n3t.mode=bench $*" \
 		< /dev/null > "$out/$tag.log" 2>&1 || rc=$?
 	echo "   $tag: ${cpus} vCPU, $(( $(date +%s) - b0 ))s wall${rc/#0/}"
@@ -90,10 +91,28 @@ if [ $mode = smoke ]; then
 	exit 0
 fi
 
+# The perf calls' prices on Debian 12's backports kernel too (6.12), to see
+# whether a newer perf core changes them: the probe alone, built against its
+# headers, on the same initramfs.
+if bdir=$("$here/bpo-kernel.sh" | tail -1); then
+	bsrc=$out/perfcost-bpo
+	rm -rf "$bsrc" && cp -r "$src/selftests/bench/perfcost" "$bsrc"
+	# no BTF for an out-of-tree probe: the headers come without pahole's vmlinux
+	make -s -C "$bdir/kdir" M="$bsrc" CONFIG_DEBUG_INFO_BTF_MODULES= modules \
+		>> "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
+	bov=$out/overlay-bpo
+	rm -rf "$bov" && mkdir -p "$bov/lib/n3t" && cp "$bsrc/n3t_perfcost.ko" "$bov/lib/n3t/"
+	(cd "$bov" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) \
+		> "$out/overlay-bpo.cpio.gz"
+	cat "$out/initramfs.cpio.gz" "$out/overlay-bpo.cpio.gz" > "$out/initramfs-bpo.cpio.gz"
+else
+	bdir=
+fi
+
 # Every boot is independent (the guest's clock is its instruction count):
 # run up to $jobs at a time.
 step "boots, $jobs at a time"
-all=idle,mod-default,mod-all,mod-100ms,mod-1set,perf-grouped,perf-flat,perf-all-grouped,perf-all-flat,ne-15s,ne-1s
+all=idle,idle-20s,mod-default,mod-all,mod-100ms,mod-10s,mod-1set,perf-grouped,perf-flat,perf-all-grouped,perf-all-flat,ne-15s,ne-1s
 few=idle,mod-default,mod-all,mod-100ms,perf-grouped,perf-flat,ne-15s,ne-1s
 specs=()
 for n in ${N3T_BENCH_CPUS:-1 4 16}; do
@@ -109,6 +128,7 @@ done
 # where the sampler's instructions go: function graph below n3t_slice_work
 # and what each perf call it makes costs on this kernel (perfcost/)
 specs+=("profile 1 n3t.configs= n3t.settle=1.5 n3t.profile=1 n3t.perfcost=1")
+[ -n "$bdir" ] && specs+=("prices-bpo 1 n3t.configs= n3t.settle=0.5 n3t.perfcost=1")
 # N3T_BENCH_ONLY="tag ...": boot only those again (e.g. "profile"); the table
 # takes the other boots' logs from the last run.  N3T_BENCH_PROFILE adds
 # kernel arguments to the profile boot (n3t.pfn=FUNCTION n3t.pdepths=1,2,3).
@@ -129,8 +149,10 @@ for s in "${specs[@]}"; do
 	[ "$tag" = profile ] && args="$args ${N3T_BENCH_PROFILE:-}"
 	logs+=("$out/$tag.log")
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || fail=1; done
+	k= i=
+	[ "$tag" = prices-bpo ] && k=$bdir/vmlinuz i=$out/initramfs-bpo.cpio.gz
 	# shellcheck disable=SC2086
-	boot "$tag" "$n" 7200 $args &
+	KERNEL=$k INITRD=$i boot "$tag" "$n" 7200 $args &
 	pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p" || fail=1; done

@@ -8,7 +8,7 @@
 # Kernel command line: n3t.configs=a,b,... n3t.secs=S n3t.settle=S
 # n3t.reps=N n3t.reads=0|1 n3t.profile=0|1 n3t.perfcost=0|1 (n3t.pfn=FUNCTION
 # n3t.pdepths=1,2,3 for the profile).  Configurations: idle mod-default mod-all
-# mod-100ms mod-1set perf-grouped perf-flat perf-all-grouped perf-all-flat
+# idle-20s mod-100ms mod-10s mod-1set perf-grouped perf-flat perf-all-grouped perf-all-flat
 # ne-15s ne-1s.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 export LD_LIBRARY_PATH=/lib/aarch64-linux-gnu
@@ -60,12 +60,16 @@ perf_events() {	# perf_events GROUPS grouped|flat
 		END { print out }' "$N3T/models/$(awk 'NR == 1 { print $1 }' $N3T/cpu_model)/events" $N3T/sets
 	mod_unload
 }
-ev_default_grouped=$(perf_events default grouped)
-ev_default_flat=$(perf_events default flat)
-ev_all_grouped=$(perf_events all grouped)
-ev_all_flat=$(perf_events all flat)
-echo "BENCH info perf-events-default $ev_default_grouped"
-echo "BENCH info perf-events-all $ev_all_grouped"
+# (not on a boot that only prices perf calls: its kernel may not be the
+# module's)
+if [ -n "$configs" ] || [ "$profile" = 1 ]; then
+	ev_default_grouped=$(perf_events default grouped)
+	ev_default_flat=$(perf_events default flat)
+	ev_all_grouped=$(perf_events all grouped)
+	ev_all_flat=$(perf_events all flat)
+	echo "BENCH info perf-events-default $ev_default_grouped"
+	echo "BENCH info perf-events-all $ev_all_grouped"
+fi
 
 bgpids=
 bg() { "$@" & bgpids="$bgpids $!"; }
@@ -78,10 +82,11 @@ scraper() {	# scraper PERIOD: one scrape now, then every PERIOD seconds
 
 start() {	# start CONFIG
 	case "$1" in
-	idle) ;;
+	idle|idle-20s) ;;
 	mod-default) mod_load ;;
 	mod-all) mod_load groups=all ;;
 	mod-100ms) mod_load interval_ms=100 ;;
+	mod-10s) mod_load interval_ms=10000 ;;
 	mod-1set) mod_load groups=topdown_l1 ;;
 	perf-grouped) bg perf stat -a -I 1000 -x, -o /dev/null -e "$ev_default_grouped" ;;
 	perf-flat) bg perf stat -a -I 1000 -x, -o /dev/null -e "$ev_default_flat" ;;
@@ -121,6 +126,8 @@ run() {	# run CONFIG REP
 	cfg=$1 rep=$2 w=$secs
 	# one scrape in the window, whatever its phase
 	[ "$cfg" = ne-15s ] && [ "$w" -lt 15 ] && w=15
+	# two whole intervals (14 slices), against as long an idle run
+	case $cfg in idle-20s|mod-10s) [ "$w" -lt 20 ] && w=20 ;; esac
 	start "$cfg" || return
 	# settle with the busy loops running: the module's slice timers are
 	# deferrable and would wait for an idle CPU's next wakeup

@@ -16,14 +16,16 @@ import sys
 from collections import defaultdict
 
 INS_PER_ITER = 2
-ORDER = ['idle', 'mod-default', 'mod-all', 'mod-100ms', 'mod-1set',
+ORDER = ['idle', 'idle-20s', 'mod-default', 'mod-all', 'mod-100ms', 'mod-10s', 'mod-1set',
          'perf-grouped', 'perf-flat', 'perf-all-grouped', 'perf-all-flat',
          'ne-15s', 'ne-1s']
 DESC = {
     'idle': 'nothing loaded',
+    'idle-20s': 'nothing loaded, 20 s window',
     'mod-default': 'module, default groups, 1 s',
     'mod-all': 'module, all groups, 1 s',
     'mod-100ms': 'module, default groups, 100 ms',
+    'mod-10s': 'module, default groups, 10 s',
     'mod-1set': 'module, topdown_l1 only, 1 s',
     'perf-grouped': 'perf stat -a -I 1000, grouped',
     'perf-flat': 'perf stat -a -I 1000, flat',
@@ -93,7 +95,7 @@ class Boot:
                 self.ivl[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
             elif kind == 'cost' and a1 > a0:
                 self.cost[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
-        elif k == 'info' and w[2] == 'perf-events-default':
+        elif k == 'info' and w[2] == 'perf-events-default' and len(w) > 3:
             self.plan = [g.split(',') for g in w[3].strip('{}').split('},{')]
         elif k == 'perfcost' and w[2] == 'events' and len(w) == 14:
             # perfcost events N on K enable E disable D read_on R read_off R
@@ -126,17 +128,23 @@ class Boot:
             return it / ns * 1e9 * INS_PER_ITER
         w = self.window.get((cfg, rep))
         if w is None:       # logs without window lines
-            w = max(self.secs, 15) if cfg == 'ne-15s' else self.secs
+            w = {'ne-15s': max(self.secs, 15), 'idle-20s': max(self.secs, 20),
+                 'mod-10s': max(self.secs, 20)}.get(cfg, self.secs)
         return sum(it for it, _ in r.values()) / w * INS_PER_ITER
 
-    def base(self):
-        v = [self.total_rate('idle', r) for r in self.reps('idle')]
+    # a 20 s run is measured against idle runs of 20 s: periodic kernel work
+    # (writeback every 5 s, ...) falls differently into windows of other lengths
+    BASE = {'mod-10s': 'idle-20s', 'idle-20s': 'idle-20s'}
+
+    def base(self, cfg='idle'):
+        idle = self.BASE.get(cfg, 'idle')
+        v = [self.total_rate(idle, r) for r in self.reps(idle)]
         v = [x for x in v if x]
         return sum(v) / len(v) if v else None
 
     def run(self, cfg, rep):
         """figures of one run, per CPU"""
-        base, rate = self.base(), self.total_rate(cfg, rep)
+        base, rate = self.base(cfg), self.total_rate(cfg, rep)
         out = {}
         if base is None or rate is None:
             return out
@@ -152,6 +160,11 @@ class Boot:
                 out['ins_slice'] = out['lost'] / out['slices']
             co = self.cost[(cfg, rep)]
             span = self.span.get((cfg, rep))
+            if 'slices' not in out and co and span:
+                # no interval ended before the window (a long interval):
+                # the slices run between the snapshots around it
+                out['slices'] = sum(s for s, _ in co.values()) / (span / 1e9) / self.cpus
+                out['ins_slice'] = out['lost'] / out['slices']
             if self.cpus > 1 and co and span:
                 # round robin: a vCPU's timers wait for its turn, and the
                 # long-run rate is not the window's; count the slices run
@@ -216,8 +229,9 @@ def cost_tables(cost, out):
             if not m:
                 line += f' {"":>7} {"":>6} {"":>7}'
                 continue
-            ratio = m['lost'] / mod if cfg != 'idle' and mod and mod > 0 and m['lost'] is not None else None
-            lost = 'base' if cfg == 'idle' else fmt(m['lost'])
+            idle = cfg.startswith('idle')
+            ratio = m['lost'] / mod if not idle and mod and mod > 0 and m['lost'] is not None else None
+            lost = 'base' if idle else fmt(m['lost'])
             line += f' {lost:>7} {fmt(m["lost_spread"]):>6} {num(ratio, ".1f"):>7}'
         out.append(line)
     out.append('')
@@ -311,7 +325,7 @@ def plan_cost(sets, order, price):
     return total / len(order)
 
 
-def perfcost_table(b, sampler, out):
+def perfcost_table(b, plan, sampler, out):
     """the price of each perf call on this kernel, and what the default
     plan's switch must cost at those prices"""
     pc = b.perfcost
@@ -324,16 +338,16 @@ def perfcost_table(b, sampler, out):
         return sum(v[call] for v in pc.values()) / len(pc)
     price = {'enable': lambda n, k: a0 + a1 * n + a2 * k, 'disable': mean('disable'),
              'read_on': mean('read_on'), 'read_off': mean('read_off')}
-    out.append(f'What each perf call costs on this kernel ({b.cpus} vCPU, perfcost/: '
-               f'{len(pc)} points, n events in the CPU\'s context, k of them on):')
+    out.append(f'What each perf call costs on {getattr(b, "kernel", "?")} ({b.cpus} vCPU, '
+               f'perfcost/: {len(pc)} points, n events in the CPU\'s context, k of them on):')
     out.append(f'  perf_event_enable()      {fmt(a0)} + {a1:.0f} n + {fmt(a2)} k '
                f'(fit within {fmt(resid)}): it reschedules the CPU\'s whole context')
     out.append(f'  perf_event_disable()     {fmt(price["disable"])}')
     out.append(f'  perf_event_read_value()  {fmt(price["read_on"])} counting, '
                f'{fmt(price["read_off"])} disabled')
-    if not b.plan:
+    if not plan:
         return None
-    sets = [set(s) for s in b.plan]
+    sets = [set(s) for s in plan]
     now = plan_cost(sets, list(range(len(sets))), price)
     nev = len(set().union(*sets))
     members = sum(len(s) for s in sets)
@@ -386,11 +400,17 @@ def report(boots, kernel):
         if b.prof:
             prof_table(b, out)
             out.append('')
+    # the prices on each kernel probed; the floor is the cost runs' kernel's
     floor = None
-    for b in boots:
+    plan = next((b.plan for b in boots if b.plan), None)
+    ckernel = next((getattr(b, 'kernel', None) for b in boots if b.spin and not b.scale), None)
+    for b in sorted(boots, key=lambda b: getattr(b, 'kernel', '') != ckernel):
         if b.perfcost and not b.scale:
-            sampler = cost.get(b.cpus, {}).get('mod-default', {}).get('sampler')
-            floor = perfcost_table(b, sampler, out)
+            same = getattr(b, 'kernel', None) == ckernel
+            sampler = cost.get(b.cpus, {}).get('mod-default', {}).get('sampler') if same else None
+            f = perfcost_table(b, plan, sampler, out)
+            if same or ckernel is None:
+                floor = floor or f
             out.append('')
 
     out.append('Targets (1 vCPU unless said):')
