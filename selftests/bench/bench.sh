@@ -149,7 +149,7 @@ for s in "${specs[@]}"; do
 	[ "$tag" = profile ] && args="$args ${N3T_BENCH_PROFILE:-}"
 	logs+=("$out/$tag.log")
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || fail=1; done
-	k= i=
+	k='' i=''
 	[ "$tag" = prices-bpo ] && k=$bdir/vmlinuz i=$out/initramfs-bpo.cpio.gz
 	# shellcheck disable=SC2086
 	KERNEL=$k INITRD=$i boot "$tag" "$n" 7200 $args &

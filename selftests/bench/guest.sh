@@ -189,7 +189,7 @@ profile() {
 	echo "BENCH info profile function $pfn"
 	for depth in $pdepths; do
 		echo "$pfn" > $T/set_graph_function || return
-		echo $depth > $T/max_graph_depth
+		echo "$depth" > $T/max_graph_depth
 		echo 1 > $T/options/funcgraph-tail
 		echo 0 > $T/options/funcgraph-irqs
 		echo function_graph > $T/current_tracer
@@ -198,7 +198,7 @@ profile() {
 		echo 0 > $T/tracing_on
 		echo "BENCH info profile depth $depth: $(grep -c ' us ' $T/trace) traced calls"
 		# "cpu) [+!] 12.345 us | name();" or "... us | } /* name */"
-		awk -v d=$depth '/ us +\|/ {
+		awk -v d="$depth" '/ us +\|/ {
 			i = index($0, "|"); body = substr($0, i + 1); pre = substr($0, 1, i - 1)
 			n = split(pre, f, " "); us = f[n - 1]
 			match(body, /^ */); lvl = RLENGTH / 2
