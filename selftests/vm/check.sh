@@ -49,7 +49,7 @@ build_modules() {	# build_modules KDIR DEST [extra make args]
 step "modules against 6.12 debug kernel (W=1 -Werror, sparse C=2)"
 m612=$out/6.12
 log=$out/build-6.12.log
-if build_modules "$kdir" "$m612" W=1 KCFLAGS=-Werror C=2 CHECK="sparse" N3T_TESTS=y > "$log" 2>&1 &&
+if build_modules "$kdir" "$m612" W=1 KCFLAGS=-Werror C=2 CHECK="sparse" N3T_TESTS=y N3T_BENCH=y > "$log" 2>&1 &&
    ! grep -E 'warning:|error:|WARNING:' "$log"; then
 	record PASS build-w1-sparse-6.12
 else
