@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmuuser: another perf user beside n3telemetry, for the good-neighbour
+ * kselftests (neighbour.sh, realpmu.sh).
+ *
+ *   pmuuser [-t TYPE] [-c CPU | -a CPU] [-p] [-s SECONDS] [-w] CONFIG...
+ *
+ * Opens one counter per CONFIG (numbers, e.g. 0x11), each its own group,
+ * with read_format TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING, the way perf
+ * and KVM's vPMU open theirs:
+ *   default   per task: this process (pid 0, cpu -1), as perf stat -p / KVM
+ *   -c CPU    CPU-wide on CPU (pid -1), as perf stat -a -C CPU
+ *   -a CPU    per task, and the process runs on CPU only (sched_setaffinity)
+ *   -p        pinned (perf's :D; KVM's guest counters are pinned)
+ *   -t TYPE   perf PMU type number, or a PMU name under
+ *             /sys/bus/event_source/devices (default 4, PERF_TYPE_RAW)
+ *   -s SECS   how long to count (default 2), spinning for task counters,
+ *             sleeping for CPU counters (-w spins for those too)
+ * Prints one line per counter: "CONFIG count enabled running share%".
+ * Exit status: 0 when every counter counted the way its kind promises, 1
+ * otherwise: a pinned one must run the whole time it is enabled (a read of
+ * 0 bytes is perf's error state: it lost its counter); a flexible one must
+ * have run at all (perf stat's "<not counted>" otherwise).  2: bad usage or
+ * perf_event_open failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_EV	32
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int pmu_type(const char *s)
+{
+	char path[256], *end;
+	long v = strtol(s, &end, 0);
+	FILE *f;
+	int t;
+
+	if (*s && !*end)
+		return (int)v;
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", s);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%d", &t) != 1) {
+		fprintf(stderr, "pmuuser: no PMU %s\n", s);
+		exit(2);
+	}
+	fclose(f);
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	int type = PERF_TYPE_RAW, cpu = -1, affine = -1, pinned = 0, spin_cpu = 0;
+	int fd[MAX_EV], n = 0, i, opt, bad = 0;
+	unsigned long long config[MAX_EV];
+	double secs = 2, end;
+	volatile unsigned long sink = 0;
+
+	while ((opt = getopt(argc, argv, "t:c:a:ps:w")) != -1) {
+		switch (opt) {
+		case 't': type = pmu_type(optarg); break;
+		case 'c': cpu = atoi(optarg); break;
+		case 'a': affine = atoi(optarg); break;
+		case 'p': pinned = 1; break;
+		case 's': secs = atof(optarg); break;
+		case 'w': spin_cpu = 1; break;
+		default: return 2;
+		}
+	}
+	if (optind == argc || argc - optind > MAX_EV) {
+		fprintf(stderr, "usage: pmuuser [-t TYPE] [-c CPU | -a CPU] [-p] [-s SECS] [-w] CONFIG...\n");
+		return 2;
+	}
+	if (affine >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(affine, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			perror("pmuuser: sched_setaffinity");
+			return 2;
+		}
+	}
+	for (i = optind; i < argc; i++, n++) {
+		struct perf_event_attr attr = {
+			.type = type,
+			.size = sizeof(attr),
+			.config = strtoull(argv[i], NULL, 0),
+			.pinned = pinned,
+			.disabled = 1,
+			.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				       PERF_FORMAT_TOTAL_TIME_RUNNING,
+		};
+
+		config[n] = attr.config;
+		fd[n] = syscall(SYS_perf_event_open, &attr, cpu >= 0 ? -1 : 0, cpu, -1, 0);
+		if (fd[n] < 0) {
+			fprintf(stderr, "pmuuser: perf_event_open(0x%llx): %s\n",
+				config[n], strerror(errno));
+			return 2;
+		}
+	}
+	for (i = 0; i < n; i++)
+		ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
+	end = now() + secs;
+	if (cpu >= 0 && !spin_cpu) {
+		usleep((useconds_t)(secs * 1e6));
+	} else {
+		while (now() < end)
+			for (i = 0; i < 10000; i++)
+				sink += i;
+	}
+	for (i = 0; i < n; i++)
+		ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (i = 0; i < n; i++) {
+		uint64_t v[3] = {};
+		ssize_t r = read(fd[i], v, sizeof(v));
+
+		if (r != sizeof(v)) {
+			/* a pinned event in the error state reads nothing */
+			printf("0x%llx error-state read=%zd\n", config[i], r);
+			bad = 1;
+			continue;
+		}
+		printf("0x%llx %" PRIu64 " %" PRIu64 " %" PRIu64 " %.1f%%\n", config[i], v[0], v[1],
+		       v[2], v[1] ? 100.0 * v[2] / v[1] : 0.0);
+		if (pinned ? (!v[1] || v[2] != v[1]) : !v[2])
+			bad = 1;
+	}
+	return bad;
+}

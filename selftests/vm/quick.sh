@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Development: build the modules and boot the test VM for a few kselftests.
+#   selftests/vm/quick.sh [--6.1] [--mode MODE] [--append ARGS] TEST.sh...
+# Uses the kernels make check caches (run make check once first); output in
+# build/quick/.  Prints the KSFT lines and any kernel splat.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vmdir=$top/selftests/vm
+out=$top/build/quick
+kern=6.12 mode=check append= qargs=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--6.1) kern=6.1; shift ;;
+	--mode) mode=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--icount) qargs+=(-icount shift=0); shift ;;
+	*) break ;;
+	esac
+done
+mkdir -p "$out"
+export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+if [ $kern = 6.12 ]; then
+	kdir=$("$vmdir/build-kernel.sh" | tail -1)
+	image=$kdir/arch/arm64/boot/Image
+else
+	ddir=$("$vmdir/distro-kernel.sh" | tail -1)
+	kdir=$ddir/kdir
+	image=$ddir/vmlinuz
+fi
+m=$out/mod-$kern
+rm -rf "$m" && mkdir -p "$m"
+(cd "$top" && git ls-files -co --exclude-standard -z | rsync -a --from0 --files-from=- "$top/" "$m/")
+make -s -C "$kdir" M="$m" N3T_TESTS=y modules
+make -s -C "$top/tools/n3tel" arm64 && cp "$top/tools/n3tel/n3tel-arm64" "$top/build/n3tel-arm64"
+"$vmdir/guest-progs.sh" "$top/build/guest-bin"
+"$vmdir/mkinitramfs.sh" "$m" "$out/initramfs-$kern.cpio.gz"
+only=$(echo "$*" | tr ' ' ,)
+log=$out/console-$kern.log
+timeout --foreground 1200 qemu-system-aarch64 -M virt -cpu max -smp "${VM_SMP:-4}" -m 2G \
+	-nographic -no-reboot -nic none -kernel "$image" -initrd "$out/initramfs-$kern.cpio.gz" \
+	-append "console=ttyAMA0 loglevel=4 panic=-1 n3t.mode=$mode ${only:+n3t.only=$only} $append" \
+	"${qargs[@]}" < /dev/null > "$log" 2>&1 || true
+grep -E '^KSFT' "$log" || tail -40 "$log"
+grep -E 'BUG:|WARNING:|KASAN|lockdep|circular|Oops|Call trace' "$log" | head -20 || true
