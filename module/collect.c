@@ -48,10 +48,24 @@ static enum cpuhp_state n3t_hp_state;
 static bool n3t_hp_active;
 static struct workqueue_struct *n3t_wq;
 static struct dentry *n3t_debugfs;
-/* Tests: slices end only when "advance" is written (debugfs "manual"). */
+#ifdef N3T_TEST_HOOKS
+/* Test builds: slices end only when "advance" is written (debugfs "manual"). */
 static bool n3t_manual;
+static bool n3t_manual_mode(void)
+{
+	return READ_ONCE(n3t_manual);
+}
+#else
+/* production builds have no test controls */
+static bool n3t_manual_mode(void)
+{
+	return false;
+}
+#endif
 /* Re-pack after this many intervals in a row with a set that never counted. */
 #define N3T_REPACK_AFTER	3
+/* while reduced, a CPU looks every N3T_LOOK_EVERY intervals (n3t_look()) */
+#define N3T_LOOK_EVERY		2
 /* after a step up that found no more counters, look again 8, 16, ... 256 intervals later */
 #define N3T_LOOK_BACKOFF	8
 #define N3T_LOOK_BACKOFF_MAX	256
@@ -124,14 +138,25 @@ const char *n3t_cpu_state_name(enum n3t_cpu_state state)
 	return state < N3T_NR_CPU_STATES ? n3t_state_names[state] : "unknown";
 }
 
-/*
- * Housekeeping CPUs only, unless isolated=1: a nohz_full or isolcpus CPU
- * was promised no kernel noise, and a slice timer is noise.
+/**
+ * n3t_cpu_wanted() - whether collection may run on a CPU at all
+ * @cpu: the CPU
+ *
+ * Not on an isolated CPU (nohz_full, isolcpus, a cpuset isolated partition
+ * where the kernel knows them: cpu_is_isolated()) unless isolated=1: such a
+ * CPU was promised no kernel noise, and a slice timer, an event created or
+ * a function called on it is noise.
+ * Return: true to collect on @cpu.
  */
-static bool n3t_cpu_wanted(unsigned int cpu)
+bool n3t_cpu_wanted(unsigned int cpu)
 {
-	return n3t_isolated || (housekeeping_cpu(cpu, HK_TYPE_TICK) &&
-				housekeeping_cpu(cpu, HK_TYPE_DOMAIN));
+	if (n3t_isolated)
+		return true;
+#ifdef N3T_HAVE_CPU_IS_ISOLATED
+	return !cpu_is_isolated(cpu);
+#else
+	return housekeeping_cpu(cpu, HK_TYPE_TICK) && housekeeping_cpu(cpu, HK_TYPE_DOMAIN);
+#endif
 }
 
 /* Global and not inlined, so that fault injection can fail it (fail_function). */
@@ -141,7 +166,7 @@ noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int code)
 		.type = n3t_cfg.pmu_type,
 		.size = sizeof(attr),
 		.config = code,
-		.pinned = 1,
+		.pinned = n3t_pinned,
 		.disabled = 1,
 	};
 
@@ -173,18 +198,24 @@ static unsigned long n3t_slice_delay(struct n3t_cpu *pc)
 }
 
 /*
- * Stop the active set, read it, fold a complete slice into the interval.
+ * Stop the active set, read it, fold a complete slice into the interval;
+ * @all: switch every counter off, the ones the next set shares too.
  * Disabling first means a member's count and times stop together, so the
- * next slice's deltas start from exactly where this one ended: a member
- * that then gets no counter (a pinned event in the error state accumulates
- * no time) shows an enabled delta of 0.
+ * next slice's deltas start from exactly where this one ended.
+ *
+ * A slice is complete when every member ran the whole time it was enabled.
+ * A flexible counter (the default) that perf could not schedule, or
+ * rotated out, keeps its enabled time growing without running: running
+ * falls behind.  A pinned one (pinned=1) that lost its counter goes to the
+ * error state, where both times stop: it then shows less enabled time than
+ * the members that kept theirs, by more than enabling the set took.
  */
-static void n3t_end_slice(struct n3t_cpu *pc)
+static void n3t_end_slice(struct n3t_cpu *pc, bool all)
 {
 	struct n3t_cpu_set *s = &pc->set[pc->active];
 	struct n3t_cpu_member *m = &pc->ev[s->first];
 	struct n3t_result *r = &pc->scratch;
-	u64 d[N3T_SET_MAX], slice_ns = 0;
+	u64 d[N3T_SET_MAX], slice_ns = 0, min_de = U64_MAX;
 	bool complete = true;
 	unsigned int i, nr_pe = 0;
 	struct n3t_cpu_ev *c;
@@ -192,7 +223,7 @@ static void n3t_end_slice(struct n3t_cpu *pc)
 	/* counters the next set shares stay enabled: no disable, no enable */
 	for (i = 0; i < s->nr; i++) {
 		c = &pc->ctr[m[i].ctr];
-		if (c->pe && c->on && !m[i].keep) {
+		if (c->pe && c->on && (all || !m[i].keep)) {
 			perf_event_disable(c->pe);
 			c->on = false;
 		}
@@ -216,9 +247,9 @@ static void n3t_end_slice(struct n3t_cpu *pc)
 		r->ev_ns[m[i].ev] += min(dr, de);
 		/*
 		 * A member that did not run for the whole time it was enabled
-		 * spoils the slice: one that never got a counter, or lost it.
-		 * A pinned counter that lost it stays in the error state until
-		 * enabled again, so a shared one is switched off and on.
+		 * spoils the slice.  A pinned counter that lost its counter
+		 * stays in the error state until enabled again, so a shared
+		 * one is switched off and on.
 		 */
 		if (!de || dr != de) {
 			complete = false;
@@ -228,10 +259,26 @@ static void n3t_end_slice(struct n3t_cpu *pc)
 			}
 		}
 		slice_ns = max(slice_ns, de);
+		min_de = min(min_de, de);
 	}
 	if (!nr_pe)
 		return;
+	if (n3t_pinned && slice_ns - min_de > pc->enable_ns)
+		complete = false;	/* a pinned member lost its counter mid-slice */
 	if (!complete) {
+		/*
+		 * Every member off, the ones the next set shares too: enabling
+		 * that set then reschedules the CPU's flexible events, which
+		 * ends the rotation perf started for this set (a rotation
+		 * while the next set counts would spoil its slice too).
+		 */
+		for (i = 0; i < s->nr; i++) {
+			c = &pc->ctr[m[i].ctr];
+			if (c->pe && c->on) {
+				perf_event_disable(c->pe);
+				c->on = false;
+			}
+		}
 		s->starved |= !s->good_ns;
 		s->lost++;
 		r->lost++;
@@ -248,7 +295,10 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 	struct n3t_cpu_set *s = &pc->set[pc->active];
 	struct n3t_cpu_ev *c;
 	unsigned int i;
+	u64 t0 = 0;
 
+	if (n3t_pinned)
+		t0 = local_clock();
 	for (i = s->first; i < s->first + s->nr; i++) {
 		c = &pc->ctr[pc->ev[i].ctr];
 		if (c->pe && !c->on) {
@@ -256,6 +306,8 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 			c->on = true;
 		}
 	}
+	if (n3t_pinned)
+		pc->enable_ns = local_clock() - t0;
 }
 
 /* Turn the interval's complete slices into metrics and publish them. */
@@ -336,16 +388,23 @@ static bool n3t_any_reduced(void)
 }
 
 /*
- * After the slice that ran next to the look events: did every one of them
- * run the whole time it was enabled?  Then the counters are free again and
- * the re-pack work packs for them.  Flexible events never take a counter
- * from a pinned one, the module's or another user's.
+ * A look, while a domain runs below its load-time capacity: can the
+ * counters the module had at load all count again?  Between two sets, with
+ * every counter of the module off, the look events (flexible, so never
+ * before another user's pinned or older flexible events) are switched on
+ * and straight off again: if each ran the whole time, the counters are
+ * free and the re-pack work packs for them.  A look that finds them taken
+ * leaves perf one multiplexing-timer expiry with nothing to rotate: the
+ * set enabled next reschedules the CPU's flexible events, which clears
+ * perf's rotation request first.
  */
-static void n3t_end_look(struct n3t_cpu *pc)
+static void n3t_look(struct n3t_cpu *pc)
 {
 	bool all = true;
 	unsigned int i;
 
+	for (i = 0; i < pc->nr_look; i++)
+		perf_event_enable(pc->look[i].pe);
 	for (i = 0; i < pc->nr_look; i++)
 		perf_event_disable(pc->look[i].pe);
 	for (i = 0; i < pc->nr_look; i++) {
@@ -366,30 +425,23 @@ static void n3t_end_look(struct n3t_cpu *pc)
 	}
 }
 
-/* One look per interval, next to set 0, while below load capacity. */
-static void n3t_start_look(struct n3t_cpu *pc)
-{
-	unsigned int i;
-
-	for (i = 0; i < pc->nr_look; i++)
-		perf_event_enable(pc->look[i].pe);
-	pc->look_on = pc->nr_look > 0;
-}
-
 /*
  * The sampler: runs on pc->cpu at each slice end.  No allocation, no IPI,
- * no global lock: only this CPU's events and this CPU's structure.
+ * no global lock: only this CPU's events and this CPU's structure.  Every
+ * N3T_LOOK_EVERY intervals while the domain is reduced, it looks between
+ * the last set and the first (n3t_look()), with every counter off.
  */
 static void n3t_slice_work(struct work_struct *work)
 {
 	struct n3t_cpu *pc = container_of(to_delayed_work(work), struct n3t_cpu, work);
 	u64 t0 = local_clock(), cost;
+	bool look = false;
 
-	n3t_end_slice(pc);
-	if (!pc->active && pc->look_on) {
-		n3t_end_look(pc);
-		pc->look_on = false;
+	if (pc->nr_look && pc->active == pc->nr_sets - 1 && !--pc->look_wait) {
+		look = true;
+		pc->look_wait = N3T_LOOK_EVERY;
 	}
+	n3t_end_slice(pc, look);
 	n3t_test_delay(N3T_HOOK_SWITCH);
 	if (++pc->active == pc->nr_sets) {
 		pc->active = 0;
@@ -397,10 +449,10 @@ static void n3t_slice_work(struct work_struct *work)
 				   pc->nr_sets);
 		n3t_end_interval(pc, ktime_get_ns());
 	}
+	if (look)
+		n3t_look(pc);
 	n3t_enable_set(pc);
-	if (!pc->active)
-		n3t_start_look(pc);
-	if (!READ_ONCE(n3t_manual))
+	if (!n3t_manual_mode())
 		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_delay(pc));
 
 	cost = local_clock() - t0;
@@ -410,25 +462,14 @@ static void n3t_slice_work(struct work_struct *work)
 }
 
 /*
- * Look events: while the module runs below its load-time capacity, enough
- * events to fill, next to set 0, the counters it had at load: the
- * programmable counters set 0 leaves unused, and CPU_CYCLES when the cycle
- * counter was free at load and is not now.
+ * Look events: while the module runs below its load-time capacity, one per
+ * counter it had at load (CPU_CYCLES for the cycle counter, if it had it).
  */
 static unsigned int n3t_nr_look(const struct n3t_domain *d)
 {
-	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
-	unsigned int used;
-
-	/* events the PMU does not implement take no counter */
-	bitmap_and(counted, d->plan->set[0].events, d->usable, N3T_MAX_EVENTS);
-	used = bitmap_weight(counted, N3T_MAX_EVENTS);
 	if (!n3t_reduced(d))
 		return 0;
-	if (d->cycle_counter && test_bit(d->model->cycles, counted))
-		used--;
-	return (d->load_capacity > used ? d->load_capacity - used : 0) +
-	       (d->load_cycle_counter && !d->cycle_counter);
+	return d->load_capacity + d->load_cycle_counter;
 }
 
 /*
@@ -520,7 +561,7 @@ static int n3t_cpu_create_look(struct n3t_cpu *pc)
 			break;
 		}
 	}
-	if (d->load_cycle_counter && !d->cycle_counter && n)
+	if (d->load_cycle_counter && n)
 		n--;	/* the last one looks for the cycle counter */
 	for (i = 0; i < pc->nr_look; i++) {
 		struct perf_event *pe;
@@ -571,7 +612,8 @@ static int n3t_cpu_create_events(struct n3t_cpu *pc)
 		cs->first = i;
 		for_each_set_bit(e, plan->set[s].events, N3T_MAX_EVENTS) {
 			pc->ev[i].ev = e;
-			pc->ev[i].keep = test_bit(e, next);
+			/* pinned: every set enabled afresh (see n3t_end_slice()) */
+			pc->ev[i].keep = test_bit(e, next) && !n3t_pinned;
 			pc->ev[i++].ctr = ctr[e];
 		}
 		cs->nr = i - cs->first;
@@ -614,6 +656,8 @@ static int n3t_cpu_online(unsigned int cpu)
 	}
 	pc->cpu = cpu;
 	pc->gen = READ_ONCE(n3t_gen);
+	/* only the teardown callbacks, serialised with this one, write it */
+	pc->seq = per_cpu_ptr(n3t_base, cpu)->seq;
 	seqcount_init(&pc->pub_lock);
 	INIT_DEFERRABLE_WORK(&pc->work, n3t_slice_work);
 	ret = n3t_cpu_create_events(pc);
@@ -627,9 +671,9 @@ static int n3t_cpu_online(unsigned int cpu)
 	pc->epoch = jiffies;
 	rcu_assign_pointer(per_cpu(n3t_pcpu, cpu), pc);
 	WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_COLLECTING);
+	pc->look_wait = N3T_LOOK_EVERY;
 	n3t_enable_set(pc);
-	n3t_start_look(pc);
-	if (!READ_ONCE(n3t_manual))
+	if (!n3t_manual_mode())
 		queue_delayed_work_on(cpu, n3t_wq, &pc->work, n3t_slice_delay(pc));
 	return 0;
 }
@@ -652,9 +696,10 @@ static int n3t_cpu_offline(unsigned int cpu)
 	if (!pc)
 		return 0;
 	cancel_delayed_work_sync(&pc->work);
-	n3t_end_slice(pc);
+	n3t_end_slice(pc, true);
 	write_seqlock(&b->lock);
 	RCU_INIT_POINTER(per_cpu(n3t_pcpu, cpu), NULL);
+	b->seq = pc->seq;
 	b->lost += pc->scratch.lost;
 	for (e = 0; e < N3T_MAX_EVENTS; e++) {
 		b->ev_count[e] += pc->scratch.ev_count[e];
@@ -1174,7 +1219,7 @@ static int n3t_probe_run(const struct n3t_domain *d, unsigned int cpu, unsigned 
 		u64 enabled, running;
 
 		perf_event_read_value(pe[i], &enabled, &running);
-		if (!running)
+		if (!running || running != enabled)
 			ok = 0;
 	}
 out:
@@ -1257,21 +1302,28 @@ static int n3t_probe_capacity(void)
 		cap[d] = N3T_MAX_CAPACITY;
 		cycle[d] = true;
 	}
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
+	/* one CPU at a time: CPU hotplug waits for one CPU's probe at most */
+	for_each_possible_cpu(cpu) {
 		struct n3t_domain *dom = n3t_cpu_domain(cpu);
+		bool probed = false;
 
 		if (!dom || !n3t_cpu_wanted(cpu))
 			continue;
-		d = dom - n3t_cfg.dom;
-		ret = n3t_probe_cpu(dom, cpu, &with, &without);
+		cpus_read_lock();
+		if (cpu_online(cpu)) {
+			ret = n3t_probe_cpu(dom, cpu, &with, &without);
+			probed = true;
+		}
+		cpus_read_unlock();
 		if (ret)
 			break;
+		if (!probed)
+			continue;
+		d = dom - n3t_cfg.dom;
 		cycle[d] &= without <= with;
 		cap[d] = min(cap[d], max(with, without));
 		any[d] = true;
 	}
-	cpus_read_unlock();
 	for (d = 0; !ret && d < n3t_cfg.nr_dom; d++) {
 		/* capacity 0 means "never probed": a probed core has a counter */
 		if (any[d] && !cap[d])
@@ -1295,6 +1347,24 @@ static int n3t_probe_capacity(void)
 	return 0;
 }
 
+static int n3t_cost_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu;
+	struct n3t_cpu *pc;
+
+	rcu_read_lock();
+	for_each_online_cpu(cpu) {
+		pc = rcu_dereference(per_cpu(n3t_pcpu, cpu));
+		if (pc)
+			seq_printf(m, "cpu%u slices %llu total_ns %llu max_ns %llu looks %llu\n",
+				   cpu, pc->slices, pc->cost_ns, pc->cost_max_ns, pc->looks);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(n3t_cost);
+
+#ifdef N3T_TEST_HOOKS
 static int n3t_advance_set(void *data, u64 val)
 {
 	unsigned int cpu;
@@ -1337,24 +1407,6 @@ static const struct file_operations n3t_advance_fops = {
 	.llseek = noop_llseek,
 };
 
-static int n3t_cost_show(struct seq_file *m, void *v)
-{
-	unsigned int cpu;
-	struct n3t_cpu *pc;
-
-	rcu_read_lock();
-	for_each_online_cpu(cpu) {
-		pc = rcu_dereference(per_cpu(n3t_pcpu, cpu));
-		if (pc)
-			seq_printf(m, "cpu%u slices %llu total_ns %llu max_ns %llu looks %llu\n",
-				   cpu, pc->slices, pc->cost_ns, pc->cost_max_ns, pc->looks);
-	}
-	rcu_read_unlock();
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(n3t_cost);
-
-#ifdef N3T_TEST_HOOKS
 static u32 n3t_delay_us[N3T_NR_HOOKS];
 
 /**
@@ -1381,8 +1433,11 @@ void n3t_test_delay(enum n3t_hook hook)
 	}
 }
 
+/* Test builds only: the manual slice controls and the race windows. */
 static void n3t_test_debugfs(void)
 {
+	debugfs_create_file("advance", 0200, n3t_debugfs, NULL, &n3t_advance_fops);
+	debugfs_create_bool("manual", 0600, n3t_debugfs, &n3t_manual);
 	debugfs_create_u32("delay_us_read", 0600, n3t_debugfs, &n3t_delay_us[N3T_HOOK_READ]);
 	debugfs_create_u32("delay_us_switch", 0600, n3t_debugfs,
 			   &n3t_delay_us[N3T_HOOK_SWITCH]);
@@ -1502,9 +1557,7 @@ int n3t_collect_init(void)
 		return ret;
 	}
 	n3t_debugfs = debugfs_create_dir("n3telemetry", NULL);
-	debugfs_create_file("advance", 0200, n3t_debugfs, NULL, &n3t_advance_fops);
 	debugfs_create_file("cost", 0400, n3t_debugfs, NULL, &n3t_cost_fops);
-	debugfs_create_bool("manual", 0600, n3t_debugfs, &n3t_manual);
 	n3t_test_debugfs();
 	return 0;
 }

@@ -75,13 +75,17 @@ MODULE_PARM_DESC(groups, "Initial metric groups: default, all, or group names se
 
 static int reserve = -1;
 module_param(reserve, int, 0444);
-MODULE_PARM_DESC(reserve, "PMU counters to leave to others (default -1: one for the perf hard-lockup detector when the kernel has it and the CPU PMU is used, else 0)");
+MODULE_PARM_DESC(reserve, "PMU counters never to use (default -1: none, as every pinned user goes first anyway; with pinned=1, one for the perf hard-lockup detector when the kernel has it and the CPU PMU is used)");
 
 #ifdef N3T_TEST_HOOKS
 static char *test_models;
 module_param(test_models, charp, 0444);
 MODULE_PARM_DESC(test_models, "Test builds only: the table of each CPU in CPU order, comma separated, instead of the MIDR's (lets QEMU be heterogeneous)");
 #endif
+
+bool n3t_pinned;
+module_param_named(pinned, n3t_pinned, bool, 0444);
+MODULE_PARM_DESC(pinned, "Dedicated monitoring hosts only: pin the counters, so that they keep their counters against every task's pinned events (KVM guests' PMUs, perf -e ...:D) and later pinned users, which then stop counting (default: flexible, every other user goes first)");
 
 bool n3t_isolated;
 module_param_named(isolated, n3t_isolated, bool, 0444);
@@ -284,7 +288,8 @@ static struct n3t_domain *n3t_domain_of(const struct n3t_cpu_id *id, bool create
 	 * whenever it is switched on; it must find a counter then.
 	 */
 	if (reserve < 0)
-		d->reserved = pmu_type < 0 && IS_ENABLED(CONFIG_HARDLOCKUP_DETECTOR_PERF);
+		d->reserved = n3t_pinned && pmu_type < 0 &&
+			      IS_ENABLED(CONFIG_HARDLOCKUP_DETECTOR_PERF);
 	else
 		d->reserved = reserve;
 	return d;
@@ -314,12 +319,16 @@ static int n3t_detect(void)
 	bool off;
 	struct n3t_domain *d;
 	struct n3t_cpu_id id;
-	unsigned int cpu, unknown = 0;
+	unsigned int cpu, i, unknown = 0;
 	u32 unknown_midr = 0;
 	int ret = 0;
 
 	if (force && *force && !n3t_forced_model() && n3t_force_bool(&off)) {
 		pr_err("force=%s: no such table (see the user guide for the list)\n", force);
+		return -EINVAL;
+	}
+	if (reserve < -1) {
+		pr_err("reserve=%d: not a number of counters (-1 for the default)\n", reserve);
 		return -EINVAL;
 	}
 	if (slots > N3T_MAX_SLOTS) {
@@ -330,6 +339,8 @@ static int n3t_detect(void)
 
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
+		if (!n3t_cpu_wanted(cpu))
+			continue;	/* an isolated CPU is not even asked */
 		ret = smp_call_function_single(cpu, n3t_read_id, &id, 1);
 		if (ret)
 			break;
@@ -349,6 +360,14 @@ static int n3t_detect(void)
 		       MIDR_IMPLEMENTOR(unknown_midr), MIDR_PARTNUM(unknown_midr),
 		       MIDR_VARIANT(unknown_midr), MIDR_REVISION(unknown_midr));
 		return -ENODEV;
+	}
+	for (i = 0; i < n3t_cfg.nr_dom; i++) {
+		d = &n3t_cfg.dom[i];
+		if (d->pmu_total && d->reserved >= d->pmu_total) {
+			pr_err("reserve=%d: the %s PMU has only %u counters\n", reserve,
+			       d->model->name, d->pmu_total);
+			return -EINVAL;
+		}
 	}
 	if (unknown)
 		pr_warn("%u CPUs (e.g. implementer 0x%02x part 0x%03x) are cores no table describes; they are not collected\n",

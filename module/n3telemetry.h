@@ -26,7 +26,7 @@ struct perf_event;
  */
 struct n3t_pub_set {
 	u64 good_ns;
-	u32 lost;
+	u64 lost;
 };
 
 /**
@@ -49,7 +49,7 @@ struct n3t_result {
 	u64 end_ns;
 	u64 interval_ns;
 	u32 nr_sets;
-	u32 lost;
+	u64 lost;
 	s64 value[N3T_MAX_METRICS];
 	DECLARE_BITMAP(valid, N3T_MAX_METRICS);
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
@@ -59,11 +59,13 @@ struct n3t_result {
 
 /**
  * struct n3t_base - what a CPU counted before its current collection state
- * @lock: protects @lost, @ev_count and @ev_ns, and the publication of the CPU's
+ * @lock: protects @seq, @lost, @ev_count and @ev_ns, and the publication of the CPU's
  *	struct n3t_cpu, against readers (n3t_read_cpu()); written only by the
  *	CPU's teardown callback, which folds the state's counts in and
  *	unpublishes it in one write section, so a reader sees them either in
  *	the state or here, never in both nor in neither
+ * @seq: the last interval sequence number those states published: the next
+ *	state numbers its intervals on from there
  * @lost: slices those states discarded
  * @ev_count: counts of the CPU's torn-down collection states, per event
  * @ev_ns: their counting times, per event
@@ -75,7 +77,8 @@ struct n3t_result {
  */
 struct n3t_base {
 	seqlock_t lock;	/* see above */
-	u32 lost;
+	u64 seq;
+	u64 lost;
 	u64 ev_count[N3T_MAX_EVENTS];
 	u64 ev_ns[N3T_MAX_EVENTS];
 };
@@ -126,7 +129,7 @@ struct n3t_cpu_set {
 	unsigned int first;
 	unsigned int nr;
 	u64 good_ns;
-	u32 lost;
+	u64 lost;
 	bool starved;
 };
 
@@ -143,7 +146,7 @@ struct n3t_cpu_set {
  * @active: index of the set counting now
  * @interval_start: ktime_get_ns() at the start of the current interval
  * @epoch: jiffies at the start of the current interval's slice schedule
- * @seq: interval sequence number
+ * @seq: interval sequence number (continues the CPU's struct n3t_base's)
  * @starved_intervals: consecutive intervals with a set that never counted
  * @gen: the collection start that created it
  * @set: the sets (sampler only)
@@ -158,12 +161,13 @@ struct n3t_cpu_set {
  * @pub_set: per-set data of @pub, @nr_sets entries
  * @pub_delta: counts of @pub's complete slices, @nr_ev entries, in the
  *	order of @ev
- * @nr_look: events in @look (0: the module runs at its load-time capacity)
- * @look: disabled, flexible events counted next to set 0 for one slice
- *	per interval while the module runs below its load-time capacity: if
- *	they all run, the counters other users held are free again
- * @look_on: the look events are enabled (during set 0's slice)
+ * @nr_look: events in @look (0: the module runs at its load-time capacity
+ *	and does not look)
+ * @look: disabled, flexible events that ask, all together, for the
+ *	counters the module had at load; see n3t_look()
+ * @look_wait: intervals until the next look
  * @looks: looks made (statistics)
+ * @enable_ns: pinned=1 only: how long enabling the active set took
  * @slices: slices run (cost statistics)
  * @cost_ns: total time spent in the sampler
  * @cost_max_ns: longest sampler run
@@ -204,8 +208,9 @@ struct n3t_cpu {
 	u64 *pub_delta;
 	unsigned int nr_look;
 	struct n3t_cpu_ev *look;
-	bool look_on;
+	unsigned int look_wait;
 	u64 looks;
+	u64 enable_ns;
 	u64 slices;
 	u64 cost_ns;
 	u64 cost_max_ns;
@@ -312,6 +317,7 @@ struct n3t_config {
 extern struct n3t_config n3t_cfg;
 extern bool n3t_root_only;
 extern bool n3t_isolated;
+extern bool n3t_pinned;
 
 int n3t_collect_init(void);
 void n3t_collect_exit(void);
@@ -320,6 +326,7 @@ int n3t_collect_enable(bool on);
 int n3t_parse_selection(const char *buf, size_t count, u32 *groups);
 struct n3t_domain *n3t_cpu_domain(unsigned int cpu);
 struct n3t_domain *n3t_cpu_identify(void);
+bool n3t_cpu_wanted(unsigned int cpu);
 bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_result *res,
 		  struct n3t_pub_set *sets, u64 *delta);
 enum n3t_cpu_state n3t_cpu_state(unsigned int cpu);

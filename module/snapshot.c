@@ -50,7 +50,7 @@ static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
 	r->end_ns = res->end_ns;
 	r->interval_ns = res->interval_ns;
 	r->nr_sets = res->nr_sets;
-	r->lost_slices = res->lost;
+	r->lost_slices = min_t(u64, res->lost, U32_MAX);	/* saturates: never wraps */
 	r->model = dom ? dom - n3t_cfg.dom : ~0U;
 	r->nr_events = dom ? dom->model->nr_events : 0;
 	r->nr_metrics = dom ? dom->model->nr_metrics : 0;

@@ -289,7 +289,7 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
-	len = sysfs_emit(buf, "seq %llu\nend_ns %llu\ninterval_ns %llu\nlost_slices %u\n",
+	len = sysfs_emit(buf, "seq %llu\nend_ns %llu\ninterval_ns %llu\nlost_slices %llu\n",
 			 v->res.seq, v->res.end_ns, v->res.interval_ns, v->res.lost);
 	if (n3t_dir_cpu(kobj) != N3T_SYSTEM)
 		len += sysfs_emit_at(buf, len, "state %s\n", n3t_cpu_state_name(v->state));
@@ -312,7 +312,7 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 			good = div_u64(good, v->nr_cpus);
 		if (ivl)
 			ppm = min_t(u64, mul_u64_u64_div_u64(good, 10000, ivl), 10000);
-		len += sysfs_emit_at(buf, len, "set%u_coverage %llu.%02llu\nset%u_lost %u\n",
+		len += sysfs_emit_at(buf, len, "set%u_coverage %llu.%02llu\nset%u_lost %llu\n",
 				     s, ppm / 100, ppm % 100, s, v->sets[s].lost);
 	}
 	kvfree(v);

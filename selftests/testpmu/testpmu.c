@@ -18,6 +18,9 @@
  * whatever already holds counters; reading says per CPU whether it got a
  * counter ("running") or not ("starved"); writing "off" releases them.
  *
+ * Per-task events are accepted (6.2 and later), so that a test can stand
+ * in for KVM's vPMU or perf stat of a command.
+ *
  * /sys/kernel/debug/n3t_testpmu/active says per online CPU how many of this
  * PMU's counters are held by an event now ("cpu2 3").
  *
@@ -35,6 +38,7 @@
 #include <linux/perf_event.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -72,7 +76,9 @@ static int tp_event_init(struct perf_event *event)
 {
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
-	if (event->cpu < 0 || is_sampling_event(event))
+	/* CPU-wide events, and per-task ones where the perf core allows them */
+	if ((event->cpu < 0 && !(event->attach_state & PERF_ATTACH_TASK)) ||
+	    is_sampling_event(event))
 		return -EOPNOTSUPP;
 	if (event->attr.config > 0xffff)
 		return -EINVAL;
@@ -130,7 +136,17 @@ static void tp_read(struct perf_event *event)
 
 static struct pmu tp_pmu = {
 	.module		= THIS_MODULE,
+	/*
+	 * Per-task events too, so that perf's order (CPU pinned, task
+	 * pinned, CPU flexible, task flexible) is exercised for real.  Before
+	 * 6.2 a task had one hardware context, shared with the CPU PMU's
+	 * per-CPU context: this PMU takes CPU-wide events only there.
+	 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	.task_ctx_nr	= perf_hw_context,
+#else
 	.task_ctx_nr	= perf_invalid_context,
+#endif
 	.event_init	= tp_event_init,
 	.add		= tp_add,
 	.del		= tp_del,

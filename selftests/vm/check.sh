@@ -112,6 +112,8 @@ else
 	rm -f "$out/midr-map.txt"
 	record FAIL midr-map
 fi
+# the kselftests' C helpers (pmuuser), static, into the initramfs's /bin
+"$vmdir/guest-progs.sh" "$out/guest-bin"
 "$vmdir/mkinitramfs.sh" "$m612" "$out/initramfs-6.12.cpio.gz"
 
 # qemu KERNEL INITRD APPEND LOG TIMEOUT [extra]; VM_QEMU, VM_CPU, VM_SMP
