@@ -44,8 +44,10 @@ static DEFINE_PER_CPU(struct n3t_cpu __rcu *, n3t_pcpu);
 static struct n3t_base __percpu *n3t_base;
 /* enum n3t_cpu_state, written by the hotplug callbacks */
 static DEFINE_PER_CPU(int, n3t_state);
+/* the hotplug state, registered once at load, removed once at unload */
 static enum cpuhp_state n3t_hp_state;
-static bool n3t_hp_active;
+/* collection runs: a CPU coming online is set up (written under n3t_cfg.reconf) */
+static bool n3t_running;
 static struct workqueue_struct *n3t_wq;
 static struct dentry *n3t_debugfs;
 #ifdef N3T_TEST_HOOKS
@@ -65,7 +67,7 @@ static bool n3t_manual_mode(void)
 /* Re-pack after this many intervals in a row with a set that never counted. */
 #define N3T_REPACK_AFTER	3
 /* while reduced, a CPU looks every N3T_LOOK_EVERY intervals (n3t_look()) */
-#define N3T_LOOK_EVERY		2
+#define N3T_LOOK_EVERY		4
 /* after a step up that found no more counters, look again 8, 16, ... 256 intervals later */
 #define N3T_LOOK_BACKOFF	8
 #define N3T_LOOK_BACKOFF_MAX	256
@@ -630,19 +632,26 @@ static void n3t_cpu_left_out(unsigned int cpu, enum n3t_cpu_state state, int err
 			cpu, n3t_cpu_state_name(state), err, cpu);
 }
 
-/* Never fails: a CPU must come online whatever happens to its telemetry. */
+/*
+ * Set up a CPU: its hotplug online callback, or n3t_start() through work on
+ * the CPU.  Never fails: a CPU must come online whatever happens to its
+ * telemetry.  An isolated CPU is only marked so.
+ */
 static int n3t_cpu_online(unsigned int cpu)
 {
-	struct n3t_domain *d = n3t_cpu_identify();
+	struct n3t_domain *d;
 	struct n3t_cpu *pc;
 	int ret;
 
-	if (!d) {
-		n3t_cpu_left_out(cpu, N3T_CPU_UNSUPPORTED, -ENODEV);
-		return 0;
-	}
 	if (!n3t_cpu_wanted(cpu)) {
 		WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_ISOLATED);
+		return 0;
+	}
+	if (!READ_ONCE(n3t_running))
+		return 0;	/* stopped or paused: n3t_start() sets it up later */
+	d = n3t_cpu_identify();
+	if (!d) {
+		n3t_cpu_left_out(cpu, N3T_CPU_UNSUPPORTED, -ENODEV);
 		return 0;
 	}
 	if (!d->plan->nr_sets) {	/* its core type had no CPU to probe */
@@ -777,42 +786,66 @@ bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_resu
 	return ok;
 }
 
-/* @quiet: a CPU left out is not logged (the caller says what failed) */
-static int n3t_start(bool quiet)
+static long n3t_cpu_up_fn(void *cpu)
 {
-	int ret;
+	return n3t_cpu_online((unsigned long)cpu);
+}
 
-	atomic_set(&n3t_cpu_warned, quiet);
-	WRITE_ONCE(n3t_gen, n3t_gen + 1);
-	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "n3telemetry:online",
-				n3t_cpu_online, n3t_cpu_offline);
-	if (ret < 0)
-		return ret;
-	n3t_hp_state = ret;
-	n3t_hp_active = true;
-	return 0;
+static long n3t_cpu_down_fn(void *cpu)
+{
+	return n3t_cpu_offline((unsigned long)cpu);
 }
 
 /*
- * After a failed reconfiguration, collect again with the old plans; if even
- * that fails, say so where it shows: the module is paused (enabled reads 0)
- * and writing 1 to enabled retries.
+ * Start collecting, with n3t_cfg.reconf held: each online CPU it collects on
+ * is set up by work on that CPU, one CPU at a time, each within its own
+ * cpus_read_lock() section (a CPU coming online meanwhile is set up by its
+ * online callback).  An isolated CPU is not touched: no work, no event, no
+ * function call; only its state is written.  A CPU that cannot be set up is
+ * left out (its state says why).
+ * @quiet: a CPU left out is not logged (the caller says what failed)
  */
-static void n3t_restart_or_pause(void)
+static void n3t_start(bool quiet)
 {
-	if (!n3t_start(false))
-		return;
-	WRITE_ONCE(n3t_cfg.paused, true);
-	pr_err("could not restart collection: paused (write 1 to enabled to retry)\n");
+	unsigned int cpu;
+
+	lockdep_assert_held(&n3t_cfg.reconf);
+	atomic_set(&n3t_cpu_warned, quiet);
+	WRITE_ONCE(n3t_gen, n3t_gen + 1);
+	WRITE_ONCE(n3t_running, true);
+	for_each_possible_cpu(cpu) {
+		cpus_read_lock();
+		if (!cpu_online(cpu))
+			;
+		else if (!n3t_cpu_wanted(cpu))
+			WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_ISOLATED);
+		else if (!rcu_access_pointer(per_cpu(n3t_pcpu, cpu)))
+			work_on_cpu(cpu, n3t_cpu_up_fn, (void *)(unsigned long)cpu);
+		cpus_read_unlock();
+		cond_resched();
+	}
 }
 
-/* Every CPU's teardown runs, left-out ones too: all states end OFFLINE. */
+/*
+ * Stop collecting, with n3t_cfg.reconf held: every CPU that collects is torn
+ * down by work on that CPU, one CPU at a time; the others' states are only
+ * written (a CPU left out ends "stopped", an isolated one stays isolated).
+ */
 static void n3t_stop(void)
 {
-	if (!n3t_hp_active)
-		return;
-	cpuhp_remove_state(n3t_hp_state);
-	n3t_hp_active = false;
+	unsigned int cpu;
+
+	lockdep_assert_held(&n3t_cfg.reconf);
+	WRITE_ONCE(n3t_running, false);
+	for_each_possible_cpu(cpu) {
+		cpus_read_lock();
+		if (rcu_access_pointer(per_cpu(n3t_pcpu, cpu)))
+			work_on_cpu(cpu, n3t_cpu_down_fn, (void *)(unsigned long)cpu);
+		else if (READ_ONCE(per_cpu(n3t_state, cpu)) != N3T_CPU_ISOLATED)
+			WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_OFFLINE);
+		cpus_read_unlock();
+		cond_resched();
+	}
 }
 
 static void n3t_warn_nofit(const struct n3t_domain *d, const char *what)
@@ -899,14 +932,25 @@ static void n3t_swap_plans(struct n3t_plan **plans, unsigned int interval_ms)
 	mutex_unlock(&n3t_cfg.lock);
 }
 
-/* The above with n3t_cfg.reconf held; @plans (one per domain) are consumed. */
+/*
+ * The above with n3t_cfg.reconf held; @plans (one per domain) are consumed.
+ *
+ * A write that cannot be applied changes nothing: the selection is packed
+ * for the counters the module has before anything stops, and refused if it
+ * does not fit (-ENOSPC).  Once it fits, collection stops, the counters are
+ * probed again (the module's own are free then), and the selection is
+ * packed for what the probe found if it fits there, else for the counters
+ * the module had (a later re-pack adapts if they are gone).  Collection then
+ * restarts: only the interval under way is lost, and the sequence numbers
+ * and cumulative counts continue.
+ */
 static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 			     struct n3t_plan **plans)
 {
-	struct n3t_plan *old[N3T_MAX_DOMAINS] = {};
+	struct n3t_plan *probed[N3T_MAX_DOMAINS] = {};
+	unsigned int cap[N3T_MAX_DOMAINS], d;
+	bool cycle[N3T_MAX_DOMAINS];
 	u32 sel[N3T_MAX_DOMAINS];
-	unsigned int old_ms, d;
-	bool full = true;
 	int ret;
 
 	lockdep_assert_held(&n3t_cfg.reconf);
@@ -915,33 +959,31 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 		goto out;
 	}
 	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		struct n3t_domain *dom = &n3t_cfg.dom[d];
-
-		sel[d] = groups ? groups[d] : dom->plan->groups;
-		full &= dom->capacity + dom->cycle_counter + dom->reserved >= dom->pmu_total;
+		sel[d] = groups ? groups[d] : n3t_cfg.dom[d].plan->groups;
+		cap[d] = n3t_cfg.dom[d].capacity;
+		cycle[d] = n3t_cfg.dom[d].cycle_counter;
 	}
 	if (interval_ms == N3T_KEEP)
 		interval_ms = n3t_cfg.interval_ms;
+	/* nothing has changed yet: a selection that does not fit is refused */
+	ret = n3t_pack_all(sel, plans, true);
+	if (ret)
+		goto out;
 	/*
-	 * Paused: what fits in the counters found by the last probe is stored
-	 * and applied by the resume, which probes and packs again.
+	 * Paused: stored and applied by the resume, which probes and packs
+	 * again.
 	 */
 	if (n3t_cfg.paused) {
-		ret = n3t_pack_all(sel, plans, true);
-		if (ret)
-			goto out;
 		n3t_swap_plans(plans, interval_ms);
-		n3t_free_plans(plans);
 		WRITE_ONCE(n3t_repack_off, false);
-		return 0;
-	}
-	/*
-	 * What does not fit in every counter the module may use is refused
-	 * before anything stops (a re-probe could only find fewer).
-	 */
-	if (full && n3t_pack_all(sel, plans, true) == -ENOSPC) {
-		ret = -ENOSPC;
 		goto out;
+	}
+	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+		probed[d] = kmalloc(sizeof(*probed[d]), GFP_KERNEL);
+		if (!probed[d]) {
+			ret = -ENOMEM;
+			goto out;
+		}
 	}
 	n3t_stop();
 	if (current_work() != &n3t_repack_work)
@@ -949,34 +991,22 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 	/* our own counters are released now: see what is really free */
 	if (n3t_probe_capacity())
 		pr_warn("re-probe found no free counters or failed; keeping the counters found before\n");
-	ret = n3t_pack_all(sel, plans, true);
-	if (ret) {
-		n3t_restart_or_pause();
-		goto out;
-	}
-	mutex_lock(&n3t_cfg.lock);
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		old[d] = n3t_cfg.dom[d].plan;
-		n3t_cfg.dom[d].plan = plans[d];
-	}
-	old_ms = n3t_cfg.interval_ms;
-	n3t_cfg.interval_ms = interval_ms;
-	mutex_unlock(&n3t_cfg.lock);
-	ret = n3t_start(false);
-	if (ret) {
+	if (!n3t_pack_all(sel, probed, false)) {
+		for (d = 0; d < n3t_cfg.nr_dom; d++)
+			swap(plans[d], probed[d]);
+	} else {
+		/* what the probe found takes no metric: the counters we had */
 		mutex_lock(&n3t_cfg.lock);
 		for (d = 0; d < n3t_cfg.nr_dom; d++) {
-			n3t_cfg.dom[d].plan = old[d];
-			old[d] = plans[d];
+			n3t_cfg.dom[d].capacity = cap[d];
+			n3t_cfg.dom[d].cycle_counter = cycle[d];
 		}
-		n3t_cfg.interval_ms = old_ms;
 		mutex_unlock(&n3t_cfg.lock);
-		n3t_restart_or_pause();
 	}
-	n3t_free_plans(old);
-	return ret;
-
+	n3t_swap_plans(plans, interval_ms);
+	n3t_start(false);
 out:
+	n3t_free_plans(probed);
 	n3t_free_plans(plans);
 	return ret;
 }
@@ -1031,16 +1061,14 @@ static int n3t_resume(void)
 		goto restore;
 	n3t_swap_plans(plans, n3t_cfg.interval_ms);
 	WRITE_ONCE(n3t_repack_off, false);
-	ret = n3t_start(true);
+	n3t_start(true);
+	ret = n3t_left_out_error();
 	if (!ret) {
-		ret = n3t_left_out_error();
-		if (!ret) {
-			WRITE_ONCE(n3t_cfg.paused, false);
-			atomic_set(&n3t_cpu_warned, 0);	/* CPUs coming online later */
-			goto out;
-		}
-		n3t_stop();
+		WRITE_ONCE(n3t_cfg.paused, false);
+		atomic_set(&n3t_cpu_warned, 0);	/* CPUs coming online later */
+		goto out;
 	}
+	n3t_stop();
 	n3t_swap_plans(plans, n3t_cfg.interval_ms);
 restore:
 	mutex_lock(&n3t_cfg.lock);
@@ -1166,7 +1194,7 @@ static void n3t_repack_fn(struct work_struct *work)
 		/* not a capacity problem, or nothing fits: do not restart again and again */
 		WRITE_ONCE(n3t_repack_off, true);
 		if (!ret)
-			pr_warn("a set keeps failing to get counters although its counters are free; not re-packing again until reconfigured\n");
+			pr_warn("a set keeps failing to get its counters and re-probing found the same counters; not re-packing again until reconfigured\n");
 	}
 out:
 	mutex_unlock(&n3t_cfg.reconf);
@@ -1548,14 +1576,18 @@ int n3t_collect_init(void)
 		free_percpu(n3t_base);
 		return -ENOMEM;
 	}
-	mutex_lock(&n3t_cfg.reconf);
-	ret = n3t_start(false);
-	mutex_unlock(&n3t_cfg.reconf);
-	if (ret) {
+	/* once: no callback runs now, n3t_start() sets up the online CPUs */
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "n3telemetry:online",
+					n3t_cpu_online, n3t_cpu_offline);
+	if (ret < 0) {
 		destroy_workqueue(n3t_wq);
 		free_percpu(n3t_base);
 		return ret;
 	}
+	n3t_hp_state = ret;
+	mutex_lock(&n3t_cfg.reconf);
+	n3t_start(false);
+	mutex_unlock(&n3t_cfg.reconf);
 	n3t_debugfs = debugfs_create_dir("n3telemetry", NULL);
 	debugfs_create_file("cost", 0400, n3t_debugfs, NULL, &n3t_cost_fops);
 	n3t_test_debugfs();
@@ -1575,6 +1607,8 @@ void n3t_collect_exit(void)
 	n3t_cfg.exiting = true;
 	n3t_stop();
 	mutex_unlock(&n3t_cfg.reconf);
+	/* stopped: a CPU coming online meanwhile was not set up, none will be */
+	cpuhp_remove_state_nocalls(n3t_hp_state);
 	/* samplers are gone; a re-pack queued before sees exiting and returns */
 	cancel_work_sync(&n3t_repack_work);
 	destroy_workqueue(n3t_wq);

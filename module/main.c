@@ -10,6 +10,7 @@
 #include <linux/bitfield.h>
 #include <linux/cpu.h>
 #include <linux/init.h>
+#include <linux/kstrtox.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
@@ -66,7 +67,19 @@ module_param(pmu_type, int, 0444);
 MODULE_PARM_DESC(pmu_type, "perf PMU type number to use (default: the CPU PMU, raw events)");
 
 static uint interval_ms = 1000;
-module_param(interval_ms, uint, 0444);
+
+/* decimal only, as the interval_ms file takes it (param_set_uint takes 0x64 and 010) */
+static int n3t_param_set_ms(const char *val, const struct kernel_param *kp)
+{
+	return kstrtouint(val, 10, kp->arg);
+}
+
+static const struct kernel_param_ops n3t_param_ms_ops = {
+	.set = n3t_param_set_ms,
+	.get = param_get_uint,
+};
+
+module_param_cb(interval_ms, &n3t_param_ms_ops, &interval_ms, 0444);
 MODULE_PARM_DESC(interval_ms, "Initial interval in ms, 10..60000 (also writable in sysfs)");
 
 static char *groups = "default";

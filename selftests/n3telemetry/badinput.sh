@@ -85,6 +85,15 @@ check nobody-no-snapshot nobody_cannot "cat /dev/n3telemetry"
 check nobody-no-write nobody_cannot "echo 100 > $N3T/interval_ms"
 check unload n3t_unload
 
+# load parameters: one grammar for interval_ms (decimal, as the file);
+# reserve is -1 or a number of counters the PMU has
+check load-interval-hex-refused fails n3t_load force=1 interval_ms=0x64
+check load-interval-octal-refused fails n3t_load force=1 interval_ms=010
+check load-reserve-below-minus-1-refused fails n3t_load force=1 reserve=-2
+check reserve-below-minus-1-logged sh -c "dmesg | tail -3 | grep -q 'reserve=-2: not a number of counters'"
+check load-reserve-too-many-refused fails n3t_load force=1 reserve=64
+check reserve-too-many-logged sh -c "dmesg | tail -3 | grep -q 'reserve=64: the .* PMU has only'"
+
 check load-root-only n3t_load force=1 root_only=1
 check root-only-metrics nobody_cannot "cat $N3T/cpu0/topdown_l1"
 check root-only-info nobody_cannot "cat $N3T/version"

@@ -15,8 +15,27 @@ fits_msg() { dmesg | grep -c 'no metric of the selected groups fits'; }
 tp_setup 1 || exit 1
 expect_eq c1-programmable "programmable 1" "$(head -1 $N3T/counters)"
 before=$(state)
+# A rejected write, half-way through an interval, changes nothing: not the
+# configuration, the counters, the collection (the sampler was not
+# restarted: its slice count goes on), nor the interval under way
+. ./vectors.sh
+slices() { awk '$1 == "cpu1" { print $3 }' $DBG/cost; }
+seq0=$(value $N3T/cpu1/status seq)
+counters0=$(cat $N3T/counters)
+inject 1 "$VEC_A"
+advance 1
+sl0=$(slices)
 expect_eq write-l1d-enospc ENOSPC "$(errno_of $N3T/groups 'l1d_cache')"
+expect_eq write-interval-erange ERANGE "$(errno_of $N3T/interval_ms '5')"
+expect_eq write-groups-einval EINVAL "$(errno_of $N3T/groups 'nosuchgroup')"
 expect_eq write-unchanged "$before" "$(state)"
+expect_eq write-counters-unchanged "$counters0" "$(cat $N3T/counters)"
+expect_eq write-not-restarted "$sl0" "$(slices)"
+expect_eq write-still-collecting collecting "$(value $N3T/cpu1/status state)"
+s=1
+while [ $s -lt "$NSETS" ]; do inject 1 "$VEC_A"; advance 1; s=$((s + 1)); done
+expect_eq write-interval-continues $((seq0 + 1)) "$(value $N3T/cpu1/status seq)"
+expect_eq write-interval-values "1.800" "$(value $N3T/cpu1/general ipc)"
 expect_eq write-all-ok OK "$(errno_of $N3T/groups 'all')"
 NSETS=$(wc -l < $N3T/sets)
 check all-has-sets test "$NSETS" -gt 0

@@ -26,7 +26,8 @@
  *
  * /sys/kernel/debug/n3t_testpmu/hog is another pinned user wanting N
  * programmable counters: writing "tp N" (this PMU) or "hw N" (the CPU PMU,
- * raw event 0x08) creates N pinned events on every online CPU; reading says
+ * raw event 0x08) creates N pinned events on every online CPU ("tp N 0-2":
+ * on those CPUs only); reading says
  * per CPU how many of them run ("cpu2 4/6"); writing "off" releases them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -424,20 +425,36 @@ static ssize_t tp_hog_write(struct file *f, const char __user *ubuf, size_t len,
 		.disabled = 1,
 	};
 	unsigned int cpu, i, n = 0;
-	char buf[16] = {};
+	cpumask_var_t cpus;
+	char buf[32] = {}, *list;
 	int ret = 0;
 
 	if (len >= sizeof(buf) || copy_from_user(buf, ubuf, len))
 		return -EINVAL;
 	strim(buf);
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
+	cpumask_setall(cpus);
+	list = strchr(buf + 3, ' ');
+	if (list) {
+		*list++ = 0;
+		if (cpulist_parse(list, cpus)) {
+			free_cpumask_var(cpus);
+			return -EINVAL;
+		}
+	}
 	if (!strncmp(buf, "hw ", 3))
 		attr.type = PERF_TYPE_RAW;
 	else if (!strncmp(buf, "tp ", 3))
 		attr.type = tp_pmu.type;
 	else if (strcmp(buf, "off"))
-		return -EINVAL;
-	if (strcmp(buf, "off") && (kstrtouint(buf + 3, 10, &n) || !n || n > TP_MAX))
-		return -EINVAL;
+		ret = -EINVAL;
+	if (!ret && strcmp(buf, "off") && (kstrtouint(buf + 3, 10, &n) || !n || n > TP_MAX))
+		ret = -EINVAL;
+	if (ret) {
+		free_cpumask_var(cpus);
+		return ret;
+	}
 	mutex_lock(&tp_hog_lock);
 	tp_hog_off();
 	if (n) {
@@ -446,7 +463,7 @@ static ssize_t tp_hog_write(struct file *f, const char __user *ubuf, size_t len,
 		tp_hog_nr = tp_hog ? n : 0;
 	}
 	cpus_read_lock();
-	for_each_online_cpu(cpu) {
+	for_each_cpu_and(cpu, cpus, cpu_online_mask) {
 		for (i = 0; !ret && i < tp_hog_nr; i++) {
 			struct perf_event *pe;
 
@@ -463,6 +480,7 @@ static ssize_t tp_hog_write(struct file *f, const char __user *ubuf, size_t len,
 	if (ret)
 		tp_hog_off();
 	mutex_unlock(&tp_hog_lock);
+	free_cpumask_var(cpus);
 	return ret ? ret : len;
 }
 

@@ -182,8 +182,9 @@ vm_run() {
 step "QEMU's own PMU with -icount (real emulated cycles and instructions)"
 vm_run 6.12-realpmu "n3t.mode=realpmu" 300 -icount shift=0
 
-step "isolated CPUs: 6.12 debug kernel booted with nohz_full=3"
+step "isolated CPUs: 6.12 debug kernel booted with nohz_full=3, and CPU 3 in a cpuset isolated partition"
 vm_run 6.12-isolated "n3t.mode=isolated nohz_full=3" 300
+vm_run 6.12-isolated-cpuset "n3t.mode=isolated n3t.cpuset=3" 300
 
 # neoverse_models QEMU: the Neoverse CPU models QEMU offers
 neoverse_models() {

@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Another user's demand changing at every set switch: a value is exact or
+# nan, always, in the default mode and with pinned=1.
+#  - the case found by hand: groups=all on 6 counters, sets 0 and 1 share
+#    STALL_FRONTEND_FLUSH; one counter taken during set 0's slice; set 1's
+#    frontend_core_flush_bound must be its exact value or nan (a counter
+#    kept across the switch that lost its hardware counter there gave 0.00);
+#  - a search: the test PMU's free counters drawn from 1..5 before every
+#    slice, for many slices; after every interval each value of cpu1 must be
+#    the one computed on the host from Arm's formulas (cores/neoverse-n3.*)
+#    or nan.
+. ./lib.sh
+C=./cores
+[ -r $C/neoverse-n3.expect ] ||
+	skip_all "no expectations (made by selftests/host/core_expect.py from Arm's spec)"
+need_testpmu
+VEC=$(cat $C/neoverse-n3.vec)
+SLICES=${N3T_CHURN_SLICES:-300}
+
+# exact_or_nan LABEL: every value of cpu1's group files is the expected one
+# or nan; prints how many values were defined
+exact_or_nan() {
+	for _g in $(cat $N3T/groups); do
+		awk -v g="$_g" -v l="$1" '
+			NR == FNR { if ($1 == g) want[$2] = $3; next }
+			$2 == "nan" { next }
+			$2 == want[$1] { def++; next }
+			{ print "# " l ": " g "/" $1 " is " $2 ", want " want[$1] " or nan"; bad++ }
+			END { print "n3t-count", def + 0, bad + 0 }' $C/neoverse-n3.expect $N3T/cpu1/$_g
+	done > /tmp/churn
+	grep '^#' /tmp/churn
+	CHURN_DEF=$((CHURN_DEF + $(awk '$1 == "n3t-count" { s += $2 } END { print s + 0 }' /tmp/churn)))
+	CHURN_BAD=$((CHURN_BAD + $(awk '$1 == "n3t-count" { s += $3 } END { print s + 0 }' /tmp/churn)))
+}
+
+for mode in default pinned; do
+	p=
+	[ $mode = pinned ] && p=pinned=1
+	CHURN_BAD=0
+	CHURN_DEF=0
+	# shellcheck disable=SC2086
+	tp_setup 6 groups=all $p || { check $mode-load false; continue; }
+	# the shared event of sets 0 and 1, and a counter taken during set 0
+	expect_eq $mode-sets-0-1-share-flush 2 "$(sed -n 1,2p $N3T/sets | grep -c STALL_FRONTEND_FLUSH)"
+	inject 1 "$VEC"
+	echo 5 > $TPDBG/counters
+	advance 1
+	inject 1 "$VEC"
+	advance 1
+	echo 6 > $TPDBG/counters
+	s=2
+	while [ $s -lt "$NSETS" ]; do
+		inject 1 "$VEC"
+		advance 1
+		s=$((s + 1))
+	done
+	v=$(value $N3T/cpu1/topdown_frontend frontend_core_flush_bound)
+	w=$(awk '$2 == "frontend_core_flush_bound" { print $3 }' $C/neoverse-n3.expect)
+	echo "# $mode: frontend_core_flush_bound after the switch: $v (exact $w)"
+	check $mode-flush-bound-exact-or-nan test "$v" = nan -o "$v" = "$w"
+
+	# the search: free counters drawn before every slice
+	i=0
+	while [ $i -lt "$SLICES" ]; do
+		echo $((RANDOM % 5 + 1)) > $TPDBG/counters
+		inject 1 "$VEC"
+		advance 1
+		i=$((i + 1))
+		[ $((i % NSETS)) = 0 ] && exact_or_nan "$mode-slice-$i"
+	done
+	echo "# $mode: $SLICES slices, $CHURN_DEF values defined, $CHURN_BAD wrong"
+	expect_eq $mode-random-capacity-never-wrong 0 "$CHURN_BAD"
+	check $mode-random-capacity-some-values test "$CHURN_DEF" -gt 0
+	tp_teardown
+done
+ktap_finish
