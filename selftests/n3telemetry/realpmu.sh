@@ -48,9 +48,12 @@ u() {
 	sed "s/^/# $_n: /" "/tmp/pmuuser.$_n"
 	return $_rc
 }
-check task-pinned-runs-whole-time u task-pinned -a 1 -p -s 2 0x11 0x08 0x08 0x08 0x08
-check cpu-pinned-runs-whole-time u cpu-pinned -c 2 -p -s 2 0x11 0x08 0x08 0x08 0x08
-check task-flexible-all-counted u task-flexible -a 1 -s 2 0x11 0x08 0x08 0x08 0x08 0x08 0x08
+# as many as the PMU has: the cycle counter and every programmable one
+ALL="0x11$(seq "$(value $N3T/counters programmable)" | sed 's/.*/ 0x08/' | tr -d '\n')"
+echo "# events: $ALL"
+check task-pinned-runs-whole-time u task-pinned -a 1 -p -s 2 $ALL
+check cpu-pinned-runs-whole-time u cpu-pinned -c 2 -p -s 2 $ALL
+check task-flexible-all-counted u task-flexible -a 1 -s 2 $ALL
 check unload-default n3t_unload
 
 # Sharing the PMU: another pinned user wanting every programmable counter

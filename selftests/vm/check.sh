@@ -58,6 +58,23 @@ else
 fi
 
 if [ $mode = check ]; then
+	step "production build: no test controls"
+	# the test build's debugfs controls (manual, advance, delay_us_*) and
+	# test_models= must not be in the module a user builds
+	if build_modules "$kdir" "$out/6.12-prod" > "$out/build-6.12-prod.log" 2>&1; then
+		ko=$out/6.12-prod/module/n3telemetry.ko
+		found=$(aarch64-linux-gnu-strings "$ko" | grep -xE 'manual|advance|delay_us_(read|switch|repack)|test_models' || true)
+		if [ -z "$found" ] && aarch64-linux-gnu-strings "$ko" | grep -qx cost; then
+			record PASS production-build-has-no-test-controls
+		else
+			echo "   in the production module: ${found:-no cost file either}"
+			record FAIL production-build-has-no-test-controls
+		fi
+	else
+		cat "$out/build-6.12-prod.log"
+		record FAIL production-build-has-no-test-controls
+	fi
+
 	step "checkpatch --strict"
 	mapfile -t csrc < <(cd "$top" && git ls-files -co --exclude-standard -- \
 		'module/*.[ch]' 'uapi/*.h' 'selftests/testpmu/*.[ch]' \
