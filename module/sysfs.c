@@ -481,17 +481,19 @@ static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr, c
 static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
-	bool on;
+	size_t len = count;
 	int ret;
 
-	/* exactly 0 or 1: a stray word must not pause a fleet's telemetry */
-	if (sysfs_streq(buf, "1"))
-		on = true;
-	else if (sysfs_streq(buf, "0"))
-		on = false;
-	else
+	/*
+	 * exactly "0" or "1" with an optional newline, nothing else: a stray
+	 * word, or anything after a NUL, must not pause a fleet's telemetry
+	 * (sysfs_streq() would stop at the NUL)
+	 */
+	if (len == 2 && buf[1] == '\n')
+		len = 1;
+	if (len != 1 || (buf[0] != '0' && buf[0] != '1'))
 		return -EINVAL;
-	ret = n3t_collect_enable(on);
+	ret = n3t_collect_enable(buf[0] == '1');
 	return ret ? ret : count;
 }
 

@@ -5,7 +5,7 @@
 . ./lib.sh
 need_module
 
-state() { cat $N3T/interval_ms $N3T/groups $N3T/sets | md5sum; }
+state() { cat $N3T/interval_ms $N3T/groups $N3T/sets $N3T/enabled | md5sum; }
 
 LONG=$(awk 'BEGIN { for (i = 0; i < 600; i++) printf "1" }')
 LONGG=$(awk 'BEGIN { for (i = 0; i < 60; i++) printf "topdown_l1 " }')
@@ -52,6 +52,20 @@ groups|default general|EINVAL
 groups|all all|EINVAL
 groups|topdown_l1\0000general|EINVAL
 groups|$LONGG|EINVAL
+enabled|0\0000junk|EINVAL
+enabled|0\0000|EINVAL
+enabled|1\0000|EINVAL
+enabled|0\n\0000|EINVAL
+enabled|\0000|EINVAL
+enabled|\n|EINVAL
+enabled|0\n\n|EINVAL
+enabled|00|EINVAL
+enabled|01|EINVAL
+enabled| 0|EINVAL
+enabled|0 |EINVAL
+enabled|2|EINVAL
+enabled|-1|EINVAL
+enabled|off|EINVAL
 version|1|EACCES
 slots|6|EACCES
 counters|1|EACCES
@@ -62,6 +76,21 @@ cpu0/status|0|EACCES
 system/general|0|EACCES
 TABLE
 check at-least-30-cases test "$n" -ge 30
+
+# "0", a NUL and more is not "0": the write is refused, collection goes on
+# (sysfs_streq() stops at the NUL: this used to pause)
+sysseq() { awk '$1 == "seq" { print $2 }' $N3T/system/status; }
+expect_eq enabled-1 OK "$(errno_of $N3T/enabled '1\n')"
+expect_eq enabled-nul-junk EINVAL "$(errno_of $N3T/enabled '0\0000junk')"
+expect_eq enabled-nul-still-1 1 "$(cat $N3T/enabled)"
+expect_eq enabled-nul-state collecting "$(awk '$1 == "state" { print $2 }' $N3T/system/status)"
+s0=$(sysseq)
+i=0
+while [ "$(sysseq)" -le "$s0" ] && [ $i -lt 40 ]; do
+	sleep 0.25
+	i=$((i + 1))
+done
+check enabled-nul-collection-continues test "$(sysseq)" -gt "$s0"
 
 # valid writes still work, with and without the newline
 expect_eq valid-interval OK "$(errno_of $N3T/interval_ms '250\n')"
