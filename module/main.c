@@ -104,9 +104,17 @@ bool n3t_isolated;
 module_param_named(isolated, n3t_isolated, bool, 0444);
 MODULE_PARM_DESC(isolated, "Also collect on isolated CPUs (nohz_full, isolcpus); default: leave them alone");
 
+/*
+ * Who reads the data (metric files, events, /dev/n3telemetry): see
+ * n3t_data_allowed() and "Security" in Documentation/n3telemetry.rst.
+ */
 bool n3t_root_only;
 module_param_named(root_only, n3t_root_only, bool, 0444);
-MODULE_PARM_DESC(root_only, "Make every file root-only (default: derived metrics world-readable)");
+MODULE_PARM_DESC(root_only, "Make every file and /dev/n3telemetry root-only; overrides world_readable (default: configuration and status world-readable, data for CAP_PERFMON)");
+
+bool n3t_world_readable;
+module_param_named(world_readable, n3t_world_readable, bool, 0444);
+MODULE_PARM_DESC(world_readable, "Let every user read the metrics, the cumulative counts and /dev/n3telemetry (default: CAP_PERFMON or CAP_SYS_ADMIN needed, as for CPU-wide perf counting; a CPU's PMU data is a side channel between users); ignored with root_only=1");
 
 struct n3t_config n3t_cfg = {
 	.reconf = __MUTEX_INITIALIZER(n3t_cfg.reconf),

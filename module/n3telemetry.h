@@ -316,6 +316,7 @@ struct n3t_config {
 
 extern struct n3t_config n3t_cfg;
 extern bool n3t_root_only;
+extern bool n3t_world_readable;
 extern bool n3t_isolated;
 extern bool n3t_pinned;
 
@@ -350,6 +351,7 @@ void n3t_test_delay(enum n3t_hook hook);
 static inline void n3t_test_delay(enum n3t_hook hook) { }
 #endif
 
+bool n3t_data_allowed(void);
 int n3t_sysfs_init(void);
 void n3t_sysfs_exit(void);
 int n3t_snapshot_init(void);

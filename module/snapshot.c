@@ -181,10 +181,18 @@ static int n3t_snapshot_take(struct n3t_snap_file *sf)
 	return 0;
 }
 
+/*
+ * The snapshot is data (see n3t_data_allowed()): checked at open, with the
+ * opener's credentials; the node is 0444 so that a task with CAP_PERFMON
+ * but not root gets here (0400 with root_only=1).
+ */
 static int n3t_snap_open(struct inode *inode, struct file *file)
 {
-	struct n3t_snap_file *sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+	struct n3t_snap_file *sf;
 
+	if (!n3t_data_allowed())
+		return -EACCES;
+	sf = kzalloc(sizeof(*sf), GFP_KERNEL);
 	if (!sf)
 		return -ENOMEM;
 	mutex_init(&sf->lock);
@@ -228,7 +236,7 @@ static struct miscdevice n3t_snap_dev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "n3telemetry",
 	.fops = &n3t_snap_fops,
-	.mode = 0400,
+	.mode = 0444,	/* n3t_snapshot_init(): 0400 with root_only=1 */
 };
 
 /**
@@ -237,6 +245,8 @@ static struct miscdevice n3t_snap_dev = {
  */
 int n3t_snapshot_init(void)
 {
+	if (n3t_root_only)
+		n3t_snap_dev.mode = 0400;
 	return misc_register(&n3t_snap_dev);
 }
 

@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/error-injection.h>
@@ -175,6 +176,28 @@ fail:
 	return NULL;
 }
 
+/**
+ * n3t_data_allowed() - whether the calling task may read the data
+ *
+ * The data are what the PMU measured on a CPU: the metric group files and
+ * the cumulative counts (events) of cpuN/ and system/, and /dev/n3telemetry.
+ * perf gives a CPU's counts only to perfmon_capable() tasks (at any
+ * perf_event_paranoid above 0, the default); so does the module, unless it
+ * was loaded with world_readable=1 and without root_only=1 (root_only only
+ * ever takes access away).  The configuration and status files are not
+ * data.  The sysfs files check this in show(), with the reading task's
+ * credentials (sysfs hands show() no file, so not the opener's); their
+ * mode stays 0444 so that a task with CAP_PERFMON but not root opens them.
+ *
+ * Return: true if the task may read the data.
+ */
+bool n3t_data_allowed(void)
+{
+	if (n3t_world_readable && !n3t_root_only)
+		return true;
+	return perfmon_capable();
+}
+
 static int n3t_dir_cpu(struct kobject *kobj)
 {
 	return container_of(kobj, struct n3t_dir, kobj)->cpu;
@@ -235,6 +258,8 @@ static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr,
 	int len = 0, g;
 	bool ok;
 
+	if (!n3t_data_allowed())
+		return -EACCES;
 	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
@@ -258,10 +283,13 @@ static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	struct n3t_view *v = n3t_dir_view(kobj);
+	struct n3t_view *v;
 	unsigned int e;
 	int len = 0;
 
+	if (!n3t_data_allowed())
+		return -EACCES;
+	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
 	for_each_set_bit(e, v->events, N3T_MAX_EVENTS)
@@ -319,12 +347,13 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 	return len;
 }
 
-static struct kobj_attribute events_attr = __ATTR(events, 0400, events_show, NULL);
+/* data (events, group files): 0444, show() checks n3t_data_allowed() */
+static struct kobj_attribute events_attr = __ATTR(events, 0444, events_show, NULL);
 static struct kobj_attribute status_attr = __ATTR(status, 0444, status_show, NULL);
 static struct kobj_attribute cpu_model_dir_attr = __ATTR(cpu_model, 0444, cpu_model_dir_show,
 							 NULL);
 
-/* root_only=1 takes read access from everyone but root. */
+/* root_only=1 takes read access from everyone but root (writes are root's anyway). */
 static umode_t n3t_is_visible(struct kobject *kobj, struct attribute *attr, int n)
 {
 	return n3t_root_only ? attr->mode & 0600 : attr->mode;
@@ -481,17 +510,19 @@ static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr, c
 static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
-	bool on;
+	size_t len = count;
 	int ret;
 
-	/* exactly 0 or 1: a stray word must not pause a fleet's telemetry */
-	if (sysfs_streq(buf, "1"))
-		on = true;
-	else if (sysfs_streq(buf, "0"))
-		on = false;
-	else
+	/*
+	 * exactly "0" or "1" with an optional newline, nothing else: a stray
+	 * word, or anything after a NUL, must not pause a fleet's telemetry
+	 * (sysfs_streq() would stop at the NUL)
+	 */
+	if (len == 2 && buf[1] == '\n')
+		len = 1;
+	if (len != 1 || (buf[0] != '0' && buf[0] != '1'))
 		return -EINVAL;
-	ret = n3t_collect_enable(on);
+	ret = n3t_collect_enable(buf[0] == '1');
 	return ret ? ret : count;
 }
 
@@ -838,6 +869,8 @@ int n3t_sysfs_init(void)
 {
 	int ret;
 
+	if (n3t_root_only && n3t_world_readable)
+		pr_warn("world_readable=1 ignored: root_only=1 makes every file root-only\n");
 	ret = n3t_group_attrs_init();
 	if (ret)
 		return ret;

@@ -386,6 +386,55 @@ kill -TERM $tpid
 wait $tpid
 t textfile-every-retries sh -c "test $r1 = 0 && test \$(wc -l < '$out/tfe.err') = 1 &&
 	grep -q 'not loaded' '$out/tfe.err' && cmp -s '$tfe/n3telemetry.prom' '$golden/export-prometheus'"
+# the data refused, as the module refuses it to a user without CAP_PERFMON
+# (the group files, events, the snapshot; here made mode 0400 in a copy, the
+# configuration and status readable): every command that reads data says in
+# one line which file and what to do, exits 1 and prints nothing; the
+# fallback from the snapshot to the text files hides nothing
+na=$(mktemp -d /tmp/n3tel-noaccess.XXXXXX)
+chmod 755 "$na"
+cp -r "$out/good" "$na/tree"
+chmod -R a+rX "$na/tree"
+chmod 400 "$na/tree/snapshot"
+find "$na/tree/system" "$na"/tree/cpu[0-9]* -type f ! -name status ! -name cpu_model -exec chmod 400 {} +
+why=": run as root, or load n3telemetry with world_readable=1"
+denied() {	# denied NAME FILE CMD...: one line naming FILE, exit 1, no stdout
+	local name=$1 file=$2
+	shift 2
+	asuser "$N3TEL" --sysfs "$na/tree" "$@" > "$out/denied.out" 2> "$out/denied.err"
+	local rc=$?
+	if [ $rc = 1 ] && [ ! -s "$out/denied.out" ] &&
+	   [ "$(cat "$out/denied.err")" = "n3tel: reading $na/tree/$file needs CAP_PERFMON$why" ]; then
+		ok "denied-$name"
+	else
+		echo "# rc=$rc: $(cat "$out/denied.err")"
+		nok "denied-$name"
+	fi
+}
+denied show cpu0/topdown_l1 show
+denied show-system system/topdown_l1 show --cpu system
+denied show-text cpu0/topdown_l1 --text show --cpu 1
+denied show-snapshot snapshot --snapshot show
+denied top cpu0/topdown_l1 top --iterations 1
+denied export-prometheus system/topdown_l1 export --format prometheus
+denied export-json-cpu cpu0/topdown_l1 export --format json --scope cpu
+denied export-csv cpu0/topdown_l1 export --format csv --scope all
+# textfile's failure convention: only n3telemetry_up 0 is left behind
+mkdir -p "$na/tf" && chmod 777 "$na/tf" && cp "$golden/export-prometheus" "$na/tf/n3telemetry.prom"
+denied textfile-up-0 system/topdown_l1 textfile --dir "$na/tf"
+t denied-textfile-leaves-up-0 cmp -s "$na/tf/n3telemetry.prom" "$out/up0.prom"
+# --every: up 0 every round, the line said once
+asuser "$N3TEL" --sysfs "$na/tree" textfile --dir "$na/tf" --every 1 2> "$out/denied-every.err" &
+tpid=$!
+sleep 2.5
+kill -TERM $tpid
+wait $tpid
+t denied-textfile-every-once sh -c "test \$(wc -l < '$out/denied-every.err') = 1 &&
+	grep -qx 'n3tel: reading $na/tree/system/topdown_l1 needs CAP_PERFMON$why' '$out/denied-every.err' &&
+	cmp -s '$na/tf/n3telemetry.prom' '$out/up0.prom'"
+# the configuration and status are not data
+t denied-config-readable asuser sh -c "cat $na/tree/groups $na/tree/cpu0/status $na/tree/models/neoverse-n3/metrics > /dev/null"
+rm -rf "$na"
 # SIGTERM in the middle of a write leaves no temporary file: the temporary
 # file is a FIFO nobody reads, so the write blocks after 64 KiB
 tfs=$out/textfile-sigterm

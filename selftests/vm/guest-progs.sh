@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The kselftests' C helpers, static for the arm64 test VM, into DIR (the
-# initramfs copies DIR to /bin): pmuuser, another perf user.
+# initramfs copies DIR to /bin): pmuuser, another perf user; capuser, a
+# user with chosen capabilities (access.sh).
 # usage: guest-progs.sh DIR
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -9,3 +10,5 @@ dir=$1
 mkdir -p "$dir"
 aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/pmuuser" \
 	"$top/selftests/n3telemetry/pmuuser.c"
+aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/capuser" \
+	"$top/selftests/n3telemetry/capuser.c"

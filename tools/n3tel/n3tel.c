@@ -81,7 +81,7 @@ struct view {
 	uint32_t lost;
 	int64_t value[MAX_METRICS];
 	bool valid[MAX_METRICS];
-	bool have_events;		/* events readable (root) */
+	bool have_events;		/* events readable */
 	char state[64];			/* cpuN/status "state": collecting, isolated, ... */
 	bool listed[MAX_EVENTS];
 	uint64_t count[MAX_EVENTS], ns[MAX_EVENTS];
@@ -97,6 +97,7 @@ struct tree {
 	struct view *v;			/* CPUs by number, then system/ (cpu -1) if loaded */
 	int events_errno;		/* why an events file could not be read, 0 if it could */
 	char events_path[256];
+	int snapshot_errno;		/* why the snapshot could not be read, 0 if it could */
 };
 
 static const char *prog = "n3tel";
@@ -172,6 +173,39 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* whether the live module's boolean parameter @name is set */
+static bool module_param_set(const char *name)
+{
+	char path[256];
+	char *s;
+	bool on;
+
+	snprintf(path, sizeof(path), "/sys/module/n3telemetry/parameters/%s", name);
+	s = slurp(path, NULL);
+	on = s && (s[0] == 'Y' || s[0] == '1');
+	free(s);
+	return on;
+}
+
+/*
+ * A file n3tel needs was refused (EACCES, EPERM).  The module gives its
+ * data (the metric files, events, /dev/n3telemetry) to CAP_PERFMON (or
+ * CAP_SYS_ADMIN) only, unless it is loaded with world_readable=1; with
+ * root_only=1 every file is root's.  Never a fallback: one line, exit 1.
+ */
+static void __attribute__((noreturn)) die_access(const struct tree *t, const char *path)
+{
+	if (!strcmp(t->root, DEFAULT_SYSFS) && module_param_set("root_only"))
+		die("reading %s needs root: n3telemetry is loaded with root_only=1", path);
+	die("reading %s needs CAP_PERFMON: run as root, or load n3telemetry with world_readable=1",
+	    path);
+}
+
+static bool refused(int err)
+{
+	return err == EACCES || err == EPERM;
+}
+
 static char *must_slurp(const struct tree *t, const char *rel)
 {
 	char path[4096];
@@ -179,6 +213,8 @@ static char *must_slurp(const struct tree *t, const char *rel)
 
 	snprintf(path, sizeof(path), "%s/%s", t->root, rel);
 	s = slurp(path, NULL);
+	if (!s && refused(errno))
+		die_access(t, path);
 	if (!s)
 		die("cannot read %s: %s", path, strerror(errno));
 	return s;
@@ -517,6 +553,12 @@ static char *dir_slurp(const struct tree *t, const char *dir, const char *name)
 	bool gone;
 	char *s = dir_read(t, dir, name, &gone);
 
+	if (!s && !gone && refused(errno)) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s/%s", t->root, dir, name);
+		die_access(t, path);
+	}
 	if (!s && !gone)
 		die("cannot read %s/%s/%s: %s", t->root, dir, name, strerror(errno));
 	return s;
@@ -540,6 +582,8 @@ static int dir_model(const struct tree *t, const char *dir)
 	if (!s) {
 		if (vanished(t, dir, errno))
 			return DIR_VANISHED;
+		if (refused(errno))
+			die_access(t, path);
 		if (errno != ENOENT)
 			die("cannot read %s: %s", path, strerror(errno));
 		if (!strcmp(dir, "system")) {
@@ -643,9 +687,12 @@ static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool 
 	if (!s) {
 		if (gone)
 			return false;
-		if (errno != EACCES && errno != EPERM)
+		if (!refused(errno))
 			die("cannot read %s: %s", rel, strerror(errno));
-		/* raw counts are root-only */
+		/*
+		 * an older module: the metric files world-readable, the raw
+		 * counts root-only (this one refuses both or neither)
+		 */
 		t->events_errno = errno;
 		snprintf(t->events_path, sizeof(t->events_path), "%s", rel);
 		return true;
@@ -961,7 +1008,11 @@ static uint32_t bswap32(uint32_t x)
 	return __builtin_bswap32(x);
 }
 
-/* 1 loaded, 0 not readable (fall back to text), exits on a bad snapshot */
+/*
+ * 1 loaded, 0 not there or refused (t->snapshot_errno says which; fall back
+ * to the text files, which refuse the same readers), exits on a bad
+ * snapshot
+ */
 static int load_snapshot(struct tree *t)
 {
 	const struct n3t_snapshot_header *h;
@@ -974,7 +1025,8 @@ static int load_snapshot(struct tree *t)
 	snapshot_path(t, path, sizeof(path));
 	buf = slurp(path, &len);
 	if (!buf) {
-		if (errno == EACCES || errno == ENOENT || errno == EPERM)
+		t->snapshot_errno = errno;
+		if (refused(errno) || errno == ENOENT)
 			return 0;
 		die("cannot read %s: %s", path, strerror(errno));
 	}
@@ -1092,6 +1144,8 @@ static void load(struct tree *t, enum source src, unsigned int what)
 
 	snprintf(path, sizeof(path), "%s/version", t->root);
 	s = slurp(path, NULL);
+	if (!s && refused(errno))
+		die_access(t, path);	/* root_only=1 */
 	if (!s)
 		die("n3telemetry is not loaded (cannot read %s: %s); load it with 'modprobe n3telemetry'",
 		    path, strerror(errno));
@@ -1123,7 +1177,9 @@ static void load(struct tree *t, enum source src, unsigned int what)
 	}
 	if (src == SRC_SNAPSHOT) {
 		snapshot_path(t, path, sizeof(path));
-		die("cannot read %s (root only)", path);
+		if (refused(t->snapshot_errno))
+			die_access(t, path);
+		die("cannot read %s: %s", path, strerror(t->snapshot_errno));
 	}
 	load_models_text(t);
 	load_text(t, what);
@@ -1549,7 +1605,7 @@ static void export_prom(FILE *o, const struct tree *t, const struct selection *s
 		    "Whether n3tel could read the module's data (1) or not (0: see its standard error).");
 	fprintf(o, "n3telemetry_up 1\n");
 	prom_family(o, "n3telemetry_events_readable", "gauge",
-		    "Whether the cumulative counts could be read (they are root-only); without them no n3telemetry_event_* series.");
+		    "Whether the cumulative counts could be read; without them no n3telemetry_event_* series.");
 	fprintf(o, "n3telemetry_events_readable %d\n", events);
 	prom_family(o, "n3telemetry_slots", "gauge",
 		    "Rename slots per cycle used by the topdown formulas, per model.");

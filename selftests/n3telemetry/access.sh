@@ -1,0 +1,182 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Who reads what ("Security" in Documentation/n3telemetry.rst).  The data
+# (the metric group files and events of cpuN/ and system/, /dev/n3telemetry)
+# need CAP_PERFMON or CAP_SYS_ADMIN, as CPU-wide perf counting does; the
+# configuration and status are world-readable.  world_readable=1 opens the
+# data to every user; root_only=1 closes every file to all but root and wins
+# over world_readable=1.  n3tel run without the capability says so in one
+# line and exits 1.
+. ./lib.sh
+need_module
+
+DEV=/dev/n3telemetry
+DATA="$N3T/cpu0/topdown_l1 $N3T/system/general $N3T/cpu0/events $N3T/system/events $DEV"
+# read_as WHO FILE: OK, EACCES or the error; WHO is nobody, root, or
+# capuser's "UID CAPS" (e.g. "65534 38": nobody with CAP_PERFMON)
+read_as() {
+	case "$1" in
+	root) cat "$2" > /dev/null 2> /tmp/acc.err ;;
+	nobody) su nobody -s /bin/sh -c "cat '$2' > /dev/null" 2> /tmp/acc.err ;;
+	*) "$CAPUSER" $1 cat "$2" > /dev/null 2> /tmp/acc.err ;;
+	esac
+	if [ $? = 0 ]; then
+		echo OK
+	elif grep -q "Permission denied" /tmp/acc.err; then
+		echo EACCES
+	else
+		head -1 /tmp/acc.err
+	fi
+}
+# every_file WHO WANT NAME FILE...: WHO reading each FILE gets WANT
+every_file() {
+	_who=$1 _want=$2 _name=$3
+	shift 3
+	for _f in "$@"; do
+		expect_eq "$_name:${_f#$N3T/}" "$_want" "$(read_as "$_who" "$_f")"
+	done
+}
+config_files() {
+	echo $N3T/version $N3T/cpu_model $N3T/slots $N3T/counters $N3T/interval_ms \
+		$N3T/groups $N3T/available_groups $N3T/sets $N3T/enabled \
+		$N3T/cpu0/status $N3T/cpu0/cpu_model $N3T/system/status $N3T/system/cpu_model \
+		$N3T/models/*/*
+}
+# mode FILE: its permission bits, octal
+mode() { stat -L -c %a "$1"; }
+
+# capuser (capuser.c): a user with chosen capabilities; built here when it
+# is not installed (the test VM has it in /bin)
+CAPUSER=$(command -v capuser)
+if [ -z "$CAPUSER" ] && command -v cc > /dev/null &&
+   cc -O2 -o /tmp/capuser "$N3T_HERE/capuser.c" 2> /dev/null; then
+	CAPUSER=/tmp/capuser
+fi
+N3TEL=$(command -v n3tel)
+# n3tel_as WHO ARGS...: run n3tel as nobody (or capuser's "UID CAPS"),
+# stdout in /tmp/n3tel.out, stderr in /tmp/n3tel.err; prints the exit status
+n3tel_as() {
+	_who=$1
+	shift
+	if [ "$_who" = nobody ]; then
+		su nobody -s /bin/sh -c "$N3TEL $*" > /tmp/n3tel.out 2> /tmp/n3tel.err
+	else
+		"$CAPUSER" $_who "$N3TEL" "$@" > /tmp/n3tel.out 2> /tmp/n3tel.err
+	fi
+	echo $?
+}
+# n3tel_denied NAME FILE ARGS...: n3tel as nobody exits 1 with the one
+# line naming FILE, nothing on stdout
+WHY="needs CAP_PERFMON: run as root, or load n3telemetry with world_readable=1"
+n3tel_denied() {
+	_name=$1 _file=$2
+	shift 2
+	if [ -z "$N3TEL" ]; then
+		ktap_test_skip "$_name (n3tel not found)"
+		return
+	fi
+	expect_eq "$_name-exit" 1 "$(n3tel_as nobody "$@")"
+	expect_eq "$_name-message" "n3tel: reading $_file $WHY" "$(cat /tmp/n3tel.err)"
+	expect_eq "$_name-no-stdout" 0 "$(wc -c < /tmp/n3tel.out)"
+}
+mkdir -p /tmp/acc-tf && chmod 777 /tmp/acc-tf
+
+# 1. the default: data for CAP_PERFMON only, configuration for everyone
+check load-default n3t_load force=1 interval_ms=100
+every_file nobody EACCES nobody-data $DATA
+every_file nobody OK nobody-config $(config_files)
+every_file root OK root-data $DATA
+every_file root OK root-config $(config_files)
+# the modes let a non-root reader with CAP_PERFMON open them; the check is
+# the capability
+for f in $DATA $(config_files); do
+	case "$f" in
+	$N3T/interval_ms|$N3T/groups|$N3T/enabled) want=644 ;;
+	*) want=444 ;;
+	esac
+	expect_eq "mode:${f#$N3T/}" $want "$(mode "$f")"
+done
+if [ -n "$CAPUSER" ]; then
+	every_file "65534 38" OK perfmon-nobody-data $DATA
+	every_file "65534 21" OK sys-admin-nobody-data $DATA
+	every_file "65534 none" EACCES capuser-nobody-data $DATA
+	# root without the capability is refused too: the check is not the uid
+	every_file "0 none" EACCES capless-root-data $DATA
+	every_file "0 none" OK capless-root-config $(config_files)
+else
+	ktap_test_skip "perfmon-nobody-data (no capuser: no C compiler to build capuser.c)"
+fi
+# a refused reader gets nothing, not an empty file
+check nobody-gets-no-bytes sh -c "! su nobody -s /bin/sh -c 'cat $N3T/cpu0/topdown_l1' 2> /dev/null | grep -q ."
+
+# n3tel without the capability: one line, exit 1, for every command that
+# reads data; /dev/n3telemetry refused is not hidden by the text files
+n3tel_denied n3tel-show $N3T/cpu0/topdown_l1 show
+n3tel_denied n3tel-show-system $N3T/system/topdown_l1 show --cpu system
+n3tel_denied n3tel-top $N3T/cpu0/topdown_l1 top --iterations 1
+n3tel_denied n3tel-export $N3T/system/topdown_l1 export --format prometheus
+n3tel_denied n3tel-export-json $N3T/cpu0/topdown_l1 export --format json --scope cpu
+n3tel_denied n3tel-snapshot $DEV --snapshot show
+n3tel_denied n3tel-text $N3T/cpu0/topdown_l1 --text export --format csv --scope all
+n3tel_denied n3tel-textfile $N3T/system/topdown_l1 textfile --dir /tmp/acc-tf
+if [ -n "$N3TEL" ]; then
+	check n3tel-textfile-up-0 sh -c "grep -qx 'n3telemetry_up 0' /tmp/acc-tf/n3telemetry.prom &&
+		test \$(grep -c '^n3telemetry_' /tmp/acc-tf/n3telemetry.prom) = 1"
+	# root, and nobody with CAP_PERFMON, read everything (the snapshot too)
+	check n3tel-root-export sh -c "$N3TEL export --format json --scope all > /tmp/n3tel.out &&
+		grep -q '\"source\": \"snapshot\"' /tmp/n3tel.out && grep -q '\"events_readable\": true' /tmp/n3tel.out"
+	if [ -n "$CAPUSER" ]; then
+		rc=$(n3tel_as "65534 38" export --format json --scope all)
+		check n3tel-perfmon-nobody-export sh -c "test $rc = 0 && test ! -s /tmp/n3tel.err &&
+			grep -q '\"source\": \"snapshot\"' /tmp/n3tel.out && grep -q '\"events_readable\": true' /tmp/n3tel.out"
+	else
+		ktap_test_skip "n3tel-perfmon-nobody-export (no capuser: no C compiler to build capuser.c)"
+	fi
+else
+	ktap_test_skip "n3tel-root-export (n3tel not found)"
+fi
+check unload-default n3t_unload
+
+# 2. world_readable=1: every user reads the data
+check load-world-readable n3t_load force=1 world_readable=1
+every_file nobody OK world-nobody-data $DATA
+every_file nobody OK world-nobody-config $(config_files)
+expect_eq world-dev-mode 444 "$(mode $DEV)"
+if [ -n "$N3TEL" ]; then
+	expect_eq n3tel-world-nobody-export 0 "$(n3tel_as nobody export --format prometheus)"
+	check n3tel-world-nobody-counts sh -c "grep -qx 'n3telemetry_events_readable 1' /tmp/n3tel.out && test ! -s /tmp/n3tel.err"
+fi
+check unload-world-readable n3t_unload
+
+# 3. root_only=1: nobody reads nothing, root everything; it wins over
+# world_readable=1, which is then logged as ignored
+for params in "root_only=1" "root_only=1 world_readable=1"; do
+	p=$(echo "$params" | tr ' =' '+-')
+	dmesg -c > /dev/null
+	check load-$p n3t_load force=1 $params
+	every_file nobody EACCES $p-nobody-data $DATA
+	every_file nobody EACCES $p-nobody-config $(config_files)
+	every_file root OK $p-root-data $DATA
+	every_file root OK $p-root-config $(config_files)
+	expect_eq $p-dev-mode 400 "$(mode $DEV)"
+	expect_eq $p-file-mode 400 "$(mode $N3T/cpu0/topdown_l1)"
+	if [ -n "$CAPUSER" ]; then
+		# the modes keep CAP_PERFMON out too, unless it is root's
+		every_file "65534 38" EACCES $p-perfmon-nobody-data $DATA
+		every_file "0 38" OK $p-perfmon-root-data $DATA
+	fi
+	case "$params" in
+	*world_readable*)
+		check $p-logged sh -c "dmesg | grep -q 'world_readable=1 ignored: root_only=1'" ;;
+	*)
+		check $p-not-logged sh -c "! dmesg | grep -q 'world_readable=1 ignored'" ;;
+	esac
+	if [ -n "$N3TEL" ]; then
+		expect_eq $p-n3tel-exit 1 "$(n3tel_as nobody show)"
+		expect_eq $p-n3tel-message \
+			"n3tel: reading $N3T/version needs root: n3telemetry is loaded with root_only=1" \
+			"$(cat /tmp/n3tel.err)"
+	fi
+	check unload-$p n3t_unload
+done
+ktap_finish
