@@ -209,19 +209,28 @@ static unsigned long n3t_slice_delay(struct n3t_cpu *pc)
  * A flexible counter (the default) that perf could not schedule, or
  * rotated out, keeps its enabled time growing without running: running
  * falls behind.  A pinned one (pinned=1) that lost its counter goes to the
- * error state, where both times stop: it then shows less enabled time than
- * the members that kept theirs, by more than enabling the set took.
+ * error state, where both times stop: read once more before it is switched
+ * off, it shows no enabled time between that read and the last.
  */
 static void n3t_end_slice(struct n3t_cpu *pc, bool all)
 {
 	struct n3t_cpu_set *s = &pc->set[pc->active];
 	struct n3t_cpu_member *m = &pc->ev[s->first];
 	struct n3t_result *r = &pc->scratch;
-	u64 d[N3T_SET_MAX], slice_ns = 0, min_de = U64_MAX;
+	u64 d[N3T_SET_MAX], on_ns[N3T_SET_MAX], slice_ns = 0;
 	bool complete = true;
 	unsigned int i, nr_pe = 0;
 	struct n3t_cpu_ev *c;
 
+	/* pinned=1: the enabled times while still on (the error state test) */
+	for (i = 0; n3t_pinned && i < s->nr; i++) {
+		u64 running;
+
+		c = &pc->ctr[m[i].ctr];
+		on_ns[i] = 0;
+		if (c->pe && c->on)
+			perf_event_read_value(c->pe, &on_ns[i], &running);
+	}
 	/* counters the next set shares stay enabled: no disable, no enable */
 	for (i = 0; i < s->nr; i++) {
 		c = &pc->ctr[m[i].ctr];
@@ -253,7 +262,7 @@ static void n3t_end_slice(struct n3t_cpu *pc, bool all)
 		 * stays in the error state until enabled again, so a shared
 		 * one is switched off and on.
 		 */
-		if (!de || dr != de) {
+		if (!de || dr != de || (n3t_pinned && enabled == on_ns[i])) {
 			complete = false;
 			if (c->on) {
 				perf_event_disable(c->pe);
@@ -261,12 +270,9 @@ static void n3t_end_slice(struct n3t_cpu *pc, bool all)
 			}
 		}
 		slice_ns = max(slice_ns, de);
-		min_de = min(min_de, de);
 	}
 	if (!nr_pe)
 		return;
-	if (n3t_pinned && slice_ns - min_de > pc->enable_ns)
-		complete = false;	/* a pinned member lost its counter mid-slice */
 	if (!complete) {
 		/*
 		 * Every member off, the ones the next set shares too: enabling
@@ -297,10 +303,7 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 	struct n3t_cpu_set *s = &pc->set[pc->active];
 	struct n3t_cpu_ev *c;
 	unsigned int i;
-	u64 t0 = 0;
 
-	if (n3t_pinned)
-		t0 = local_clock();
 	for (i = s->first; i < s->first + s->nr; i++) {
 		c = &pc->ctr[pc->ev[i].ctr];
 		if (c->pe && !c->on) {
@@ -308,8 +311,6 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 			c->on = true;
 		}
 	}
-	if (n3t_pinned)
-		pc->enable_ns = local_clock() - t0;
 }
 
 /* Turn the interval's complete slices into metrics and publish them. */

@@ -167,7 +167,6 @@ struct n3t_cpu_set {
  *	counters the module had at load; see n3t_look()
  * @look_wait: intervals until the next look
  * @looks: looks made (statistics)
- * @enable_ns: pinned=1 only: how long enabling the active set took
  * @slices: slices run (cost statistics)
  * @cost_ns: total time spent in the sampler
  * @cost_max_ns: longest sampler run
@@ -210,7 +209,6 @@ struct n3t_cpu {
 	struct n3t_cpu_ev *look;
 	unsigned int look_wait;
 	u64 looks;
-	u64 enable_ns;
 	u64 slices;
 	u64 cost_ns;
 	u64 cost_max_ns;

@@ -51,6 +51,7 @@ static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
 	r->interval_ns = res->interval_ns;
 	r->nr_sets = res->nr_sets;
 	r->lost_slices = min_t(u64, res->lost, U32_MAX);	/* saturates: never wraps */
+	r->lost_slices_total = res->lost;
 	r->model = dom ? dom - n3t_cfg.dom : ~0U;
 	r->nr_events = dom ? dom->model->nr_events : 0;
 	r->nr_metrics = dom ? dom->model->nr_metrics : 0;

@@ -538,7 +538,7 @@ static void layout(void)
 	       offsetof(struct n3t_snapshot_record, event_ns) ==
 	       88 + 8 * (N3T_SNAP_MAX_METRICS + N3T_SNAP_MAX_EVENTS) &&
 	       sizeof(struct n3t_snapshot_record) ==
-	       88 + 8 * (N3T_SNAP_MAX_METRICS + 2 * N3T_SNAP_MAX_EVENTS) &&
+	       88 + 8 * (N3T_SNAP_MAX_METRICS + 2 * N3T_SNAP_MAX_EVENTS) + 8 &&
 	       sizeof(struct n3t_snapshot_record) % 8 == 0,
 	       "uapi-record-no-holes", NULL);
 	/* the record's bitmaps hold every metric and event of a model */

@@ -34,7 +34,7 @@ expect() {
 mk() { make -s --no-print-directory -C "$dir" "$@"; }
 expect make-run_tests-runs-tests.list "./run.sh --only $(tr '\n' ' ' < "$dir/tests.list" | sed 's/ $//')" \
 	"$(mk -n run_tests)"
-vars=$(mk --eval 'show-vars: ; @echo $(sort $(TEST_PROGS) $(TEST_PROGS_EXTENDED) $(TEST_FILES))' show-vars)
+vars=$(mk --eval 'show-vars: ; @echo $(sort $(TEST_PROGS) $(TEST_PROGS_EXTENDED) $(TEST_FILES) $(TEST_GEN_FILES))' show-vars)
 files=$(cd "$dir" && ls | grep -vxE 'Makefile|config' | sort | tr '\n' ' ' | sed 's/ $//')
 expect make-lists-every-file "$files" "$vars"
 bad_progs=

@@ -182,7 +182,7 @@ if variant != 'no-snapshot':
         lines.insert(3, 'metric 0 two ipc 3 per cycle')
     names_text = ''.join(ln + '\n' for ln in lines).encode()
     hdr_size = 56
-    rec_size = 8 + 24 + 24 + 32 + 8 * 3 * MAX
+    rec_size = 8 + 24 + 24 + 32 + 8 * 3 * MAX + 8
     names_off = hdr_size
     recs_off = (names_off + len(names_text) + 7) // 8 * 8
     magic = 0x5354334e if variant != 'bad-magic' else 0x12345678
@@ -221,7 +221,7 @@ if variant != 'no-snapshot':
                             0 if idle else 84000000000, 0 if idle else 1000000000, 1, c,
                             k, nev, nm, 0, *valid, *counted)
         data += struct.pack(f'{order}{MAX}q', *vals) + struct.pack(f'{order}{MAX}Q', *ec) + \
-            struct.pack(f'{order}{MAX}Q', *ens)
+            struct.pack(f'{order}{MAX}Q', *ens) + struct.pack(order + 'Q', c)
     if variant == 'truncated':
         data = data[:-100]
     with open(os.path.join(root, 'snapshot'), 'wb') as f:

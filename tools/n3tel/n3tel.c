@@ -78,7 +78,7 @@ struct view {
 	int model;			/* index into tree.model, -1: none */
 	bool have;			/* an interval was published */
 	uint64_t seq, end_ns, interval_ns;
-	uint32_t lost;
+	uint64_t lost;
 	int64_t value[MAX_METRICS];
 	bool valid[MAX_METRICS];
 	bool have_events;		/* events readable */
@@ -1045,7 +1045,9 @@ static int load_snapshot(struct tree *t)
 	if (len < sizeof(*h))
 		die("%s: truncated snapshot (%zu bytes, the header alone is %zu)", path, len,
 		    sizeof(*h));
-	if (h->header_size < sizeof(*h) || h->record_size < sizeof(struct n3t_snapshot_record) ||
+	/* an older module's record ends before lost_slices_total */
+	if (h->header_size < sizeof(*h) ||
+	    h->record_size < offsetof(struct n3t_snapshot_record, lost_slices_total) ||
 	    h->max_events != N3T_SNAP_MAX_EVENTS || h->max_metrics != N3T_SNAP_MAX_METRICS ||
 	    h->fixed_scale != N3T_SNAP_FIXED_SCALE)
 		die("%s: snapshot sizes do not match (header %u, record %u, arrays of %u events and %u metrics, scale %llu; want >= %zu, >= %zu, %d, %d, %d)",
@@ -1097,7 +1099,7 @@ static int load_snapshot(struct tree *t)
 		const struct model *md;
 
 		v->cpu = r->cpu;
-		v->lost = r->lost_slices;
+		v->lost = h->record_size >= sizeof(*r) ? r->lost_slices_total : r->lost_slices;
 		v->model = -1;
 		if (r->model == ~0U)
 			continue;	/* a CPU without tables: nothing collected */
@@ -1642,7 +1644,7 @@ static void export_prom(FILE *o, const struct tree *t, const struct selection *s
 		if (in_scope(sel, view_at(t, i))) {
 			fprintf(o, "n3telemetry_lost_slices_total");
 			prom_labels(o, t, view_at(t, i));
-			fprintf(o, "%u\n", view_at(t, i)->lost);
+			fprintf(o, "%" PRIu64 "\n", view_at(t, i)->lost);
 		}
 
 	/* metrics: one family per name, over the models that have it */
@@ -1766,7 +1768,7 @@ static void json_view(const struct tree *t, const struct view *v, const struct s
 	else
 		printf("{\"model\": \"%s\", ", md->name);
 	printf("\"seq\": %" PRIu64 ", \"end_ns\": %" PRIu64 ", \"interval_ns\": %" PRIu64
-	       ", \"lost_slices\": %u,\n   \"metrics\": {", v->seq, v->end_ns, v->interval_ns,
+	       ", \"lost_slices\": %" PRIu64 ",\n   \"metrics\": {", v->seq, v->end_ns, v->interval_ns,
 	       v->lost);
 	for (int m = 0; m < md->nr_metrics; m++) {
 		if (!want_metric(sel, md, m))

@@ -96,7 +96,8 @@ struct n3t_snapshot_header {
  * @end_ns: end of the interval, CLOCK_MONOTONIC nanoseconds
  * @interval_ns: length of the interval
  * @nr_sets: event sets rotated through in the interval
- * @lost_slices: slices discarded since the module was loaded, all sets
+ * @lost_slices: slices discarded since the module was loaded, all sets;
+ *	stops at 4294967295 (see @lost_slices_total)
  * @model: index of the CPU's model in the names; ~0 when the CPU has none
  * @nr_events: events of that model (entries of the event arrays used)
  * @nr_metrics: metrics of that model (entries of @value used)
@@ -108,6 +109,10 @@ struct n3t_snapshot_header {
  *	(never going back: across a pause, a reconfiguration, CPU hotplug;
  *	also filled in a record without N3T_REC_VALID)
  * @event_ns: cumulative nanoseconds each event was counting (likewise)
+ * @lost_slices_total: slices discarded since the module was loaded, all
+ *	sets, in 64 bits (appended after the first release: a record_size
+ *	that does not cover it is an older module's, whose @lost_slices is
+ *	the count)
  */
 struct n3t_snapshot_record {
 	__u32 cpu;
@@ -126,6 +131,7 @@ struct n3t_snapshot_record {
 	__s64 value[N3T_SNAP_MAX_METRICS];
 	__u64 event_count[N3T_SNAP_MAX_EVENTS];
 	__u64 event_ns[N3T_SNAP_MAX_EVENTS];
+	__u64 lost_slices_total;
 };
 
 #endif /* _UAPI_LINUX_N3TELEMETRY_H */
