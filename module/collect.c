@@ -936,14 +936,15 @@ static void n3t_swap_plans(struct n3t_plan **plans, unsigned int interval_ms)
 /*
  * The above with n3t_cfg.reconf held; @plans (one per domain) are consumed.
  *
- * A write that cannot be applied changes nothing: the selection is packed
- * for the counters the module has before anything stops, and refused if it
- * does not fit (-ENOSPC).  Once it fits, collection stops, the counters are
- * probed again (the module's own are free then), and the selection is
- * packed for what the probe found if it fits there, else for the counters
- * the module had (a later re-pack adapts if they are gone).  Collection then
- * restarts: only the interval under way is lost, and the sequence numbers
- * and cumulative counts continue.
+ * A write that cannot be applied is refused before anything stops: the
+ * selection is packed for the counters the module has, and refused if it
+ * does not fit them (-ENOSPC).  Once it fits, collection stops, the
+ * counters are probed again (the module's own are free then), and the
+ * selection is packed for what the probe found.  Collection then restarts:
+ * only the interval under way is lost, and the sequence numbers and
+ * cumulative counts continue.  If others took counters since the last probe
+ * and the selection does not fit what is left, the write fails (-ENOSPC)
+ * after all, and collection restarts as it was, plans and capacity.
  */
 static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 			     struct n3t_plan **plans)
@@ -992,11 +993,15 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 	/* our own counters are released now: see what is really free */
 	if (n3t_probe_capacity())
 		pr_warn("re-probe found no free counters or failed; keeping the counters found before\n");
-	if (!n3t_pack_all(sel, probed, false)) {
-		for (d = 0; d < n3t_cfg.nr_dom; d++)
-			swap(plans[d], probed[d]);
+	ret = n3t_pack_all(sel, probed, true);
+	if (!ret) {
+		n3t_swap_plans(probed, interval_ms);
 	} else {
-		/* what the probe found takes no metric: the counters we had */
+		/*
+		 * Fewer counters are free than when the module last probed:
+		 * the selection does not fit them.  Collect as before, with
+		 * the capacity the current plans were packed for.
+		 */
 		mutex_lock(&n3t_cfg.lock);
 		for (d = 0; d < n3t_cfg.nr_dom; d++) {
 			n3t_cfg.dom[d].capacity = cap[d];
@@ -1004,7 +1009,6 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 		}
 		mutex_unlock(&n3t_cfg.lock);
 	}
-	n3t_swap_plans(plans, interval_ms);
 	n3t_start(false);
 out:
 	n3t_free_plans(probed);

@@ -410,10 +410,15 @@ static struct n3t_dir *n3t_dir_add(int cpu)
 	return d;
 }
 
-/* Never fails: a CPU must come online even if its directory cannot. */
+/*
+ * Never fails: a CPU must come online even if its directory cannot.  Runs
+ * on the CPU coming online (its hotplug callback); an isolated CPU is not
+ * asked what core it is (it is collected on nowhere, see n3t_cpu_wanted()).
+ */
 static int n3t_sysfs_online(unsigned int cpu)
 {
-	n3t_cpu_identify();	/* its group files depend on its core */
+	if (n3t_cpu_wanted(cpu))
+		n3t_cpu_identify();	/* its group files depend on its core */
 	n3t_cpu_dirs[cpu] = n3t_dir_add(cpu);
 	if (!n3t_cpu_dirs[cpu])
 		pr_warn_ratelimited("cpu%u: could not create its directory; the CPU is online regardless\n",
@@ -867,6 +872,7 @@ static void n3t_group_attrs_free(void)
 
 int n3t_sysfs_init(void)
 {
+	unsigned int cpu;
 	int ret;
 
 	if (n3t_root_only && n3t_world_readable)
@@ -890,11 +896,25 @@ int n3t_sysfs_init(void)
 		ret = -ENOMEM;
 		goto err_models;
 	}
-	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "n3telemetry:sysfs",
-				n3t_sysfs_online, n3t_sysfs_offline);
+	/*
+	 * The online CPUs' directories are made here, not by their callbacks
+	 * (no cpuhp thread woken on an isolated CPU); the CPUs were identified
+	 * at load.
+	 */
+	cpus_read_lock();
+	ret = cpuhp_setup_state_nocalls_cpuslocked(CPUHP_AP_ONLINE_DYN, "n3telemetry:sysfs",
+						   n3t_sysfs_online, n3t_sysfs_offline);
+	if (ret >= 0) {
+		n3t_sysfs_hp = ret;
+		for_each_online_cpu(cpu) {
+			n3t_cpu_dirs[cpu] = n3t_dir_add(cpu);
+			if (!n3t_cpu_dirs[cpu])
+				pr_warn_ratelimited("cpu%u: could not create its directory\n", cpu);
+		}
+	}
+	cpus_read_unlock();
 	if (ret < 0)
 		goto err_system;
-	n3t_sysfs_hp = ret;
 	return 0;
 
 err_system:
@@ -912,7 +932,13 @@ err_attrs:
 
 void n3t_sysfs_exit(void)
 {
-	cpuhp_remove_state(n3t_sysfs_hp);
+	unsigned int cpu;
+
+	cpus_read_lock();
+	cpuhp_remove_state_nocalls_cpuslocked(n3t_sysfs_hp);
+	for_each_possible_cpu(cpu)
+		n3t_sysfs_offline(cpu);
+	cpus_read_unlock();
 	n3t_dir_del(n3t_system);
 	n3t_model_dirs_del();
 	sysfs_remove_group(n3t_kobj, &n3t_top_group);

@@ -110,7 +110,9 @@ check unload n3t_unload
 # load parameters: one grammar for interval_ms (decimal, as the file);
 # reserve is -1 or a number of counters the PMU has
 check load-interval-hex-refused fails n3t_load force=1 interval_ms=0x64
-check load-interval-octal-refused fails n3t_load force=1 interval_ms=010
+check load-interval-leading-zero-decimal n3t_load force=1 interval_ms=0100
+expect_eq leading-zero-is-decimal 100 "$(cat $N3T/interval_ms)"
+check unload-leading-zero n3t_unload
 check load-reserve-below-minus-1-refused fails n3t_load force=1 reserve=-2
 check reserve-below-minus-1-logged sh -c "dmesg | tail -3 | grep -q 'reserve=-2: not a number of counters'"
 check load-reserve-too-many-refused fails n3t_load force=1 reserve=64
