@@ -256,19 +256,9 @@ static void n3t_end_slice(struct n3t_cpu *pc, bool all)
 		c->last_running = running;
 		r->ev_count[m[i].ev] += d[i];
 		r->ev_ns[m[i].ev] += min(dr, de);
-		/*
-		 * A member that did not run for the whole time it was enabled
-		 * spoils the slice.  A pinned counter that lost its counter
-		 * stays in the error state until enabled again, so a shared
-		 * one is switched off and on.
-		 */
-		if (!de || dr != de || (n3t_pinned && enabled == on_ns[i])) {
+		/* a member that did not run the whole time it was on spoils it */
+		if (!de || dr != de || (n3t_pinned && enabled == on_ns[i]))
 			complete = false;
-			if (c->on) {
-				perf_event_disable(c->pe);
-				c->on = false;
-			}
-		}
 		slice_ns = max(slice_ns, de);
 	}
 	if (!nr_pe)
@@ -278,14 +268,26 @@ static void n3t_end_slice(struct n3t_cpu *pc, bool all)
 		 * Every member off, the ones the next set shares too: enabling
 		 * that set then reschedules the CPU's flexible events, which
 		 * ends the rotation perf started for this set (a rotation
-		 * while the next set counts would spoil its slice too).
+		 * while the next set counts would spoil its slice too), and
+		 * takes a pinned one out of the error state.  What such a
+		 * member counted between its read and now is read again, so
+		 * that the next slice starts exactly where this one ends.
 		 */
 		for (i = 0; i < s->nr; i++) {
+			u64 total, enabled = 0, running = 0;
+
 			c = &pc->ctr[m[i].ctr];
-			if (c->pe && c->on) {
-				perf_event_disable(c->pe);
-				c->on = false;
-			}
+			if (!c->pe || !c->on)
+				continue;
+			perf_event_disable(c->pe);
+			c->on = false;
+			total = perf_event_read_value(c->pe, &enabled, &running);
+			r->ev_count[m[i].ev] += total - c->last_count;
+			r->ev_ns[m[i].ev] += min(running - c->last_running,
+						 enabled - c->last_enabled);
+			c->last_count = total;
+			c->last_enabled = enabled;
+			c->last_running = running;
 		}
 		s->starved |= !s->good_ns;
 		s->lost++;
@@ -648,7 +650,8 @@ static int n3t_cpu_online(unsigned int cpu)
 		WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_ISOLATED);
 		return 0;
 	}
-	if (!READ_ONCE(n3t_running))
+	/* pairs with n3t_start(): the plans it swapped in are visible */
+	if (!smp_load_acquire(&n3t_running))
 		return 0;	/* stopped or paused: n3t_start() sets it up later */
 	d = n3t_cpu_identify();
 	if (!d) {
@@ -813,7 +816,8 @@ static void n3t_start(bool quiet)
 	lockdep_assert_held(&n3t_cfg.reconf);
 	atomic_set(&n3t_cpu_warned, quiet);
 	WRITE_ONCE(n3t_gen, n3t_gen + 1);
-	WRITE_ONCE(n3t_running, true);
+	/* the plans and capacities written before, for the online callback */
+	smp_store_release(&n3t_running, true);
 	for_each_possible_cpu(cpu) {
 		cpus_read_lock();
 		if (!cpu_online(cpu))
@@ -851,8 +855,8 @@ static void n3t_stop(void)
 
 static void n3t_warn_nofit(const struct n3t_domain *d, const char *what)
 {
-	pr_warn("%s: no metric of the selected groups fits in %u programmable counters with the cycle counter %s; %s\n",
-		d->model->name, d->capacity, d->cycle_counter ? "free" : "busy", what);
+	pr_warn_ratelimited("%s: no metric of the selected groups fits in %u programmable counters with the cycle counter %s; %s\n",
+			    d->model->name, d->capacity, d->cycle_counter ? "free" : "busy", what);
 }
 
 static void n3t_free_plans(struct n3t_plan **plans)
@@ -1195,7 +1199,7 @@ static void n3t_repack_fn(struct work_struct *work)
 	} else if (up) {
 		/* the look saw counters the probe did not get: look less often */
 		n3t_look_backoff = min(n3t_look_backoff * 2, N3T_LOOK_BACKOFF_MAX);
-	} else {
+	} else if (!ret || ret == -ENOSPC) {
 		/* not a capacity problem, or nothing fits: do not restart again and again */
 		WRITE_ONCE(n3t_repack_off, true);
 		if (!ret)

@@ -274,8 +274,8 @@ static void n3t_pmceid(const struct n3t_model *model, const u64 *id, unsigned lo
  * @create: add a domain for a core type not seen yet
  *
  * Called at load for the online CPUs (@create true) and by the CPU online
- * callback for CPUs that come later, with n3t_cfg.reconf held or before
- * collection starts.
+ * callbacks for CPUs that come later (@create false: it only reads the
+ * domains, which no longer change, and the callers add the CPU).
  * Return: the domain, or NULL for a core no table describes (or too many
  * core types).
  */

@@ -305,7 +305,11 @@ static ssize_t cpu_model_dir_show(struct kobject *kobj, struct kobj_attribute *a
 	const struct n3t_domain *dom = n3t_dir_cpu(kobj) == N3T_SYSTEM ? &n3t_cfg.dom[0] :
 				       n3t_cpu_domain(n3t_dir_cpu(kobj));
 
-	return sysfs_emit(buf, "%s\n", dom ? dom->model->name : "unsupported");
+	if (dom)
+		return sysfs_emit(buf, "%s\n", dom->model->name);
+	/* an isolated CPU is not asked what it is (n3t_cpu_wanted()) */
+	return sysfs_emit(buf, "%s\n",
+			  n3t_cpu_wanted(n3t_dir_cpu(kobj)) ? "unsupported" : "isolated");
 }
 
 static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)

@@ -39,7 +39,6 @@
 #include <linux/perf_event.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -140,10 +139,11 @@ static struct pmu tp_pmu = {
 	/*
 	 * Per-task events too, so that perf's order (CPU pinned, task
 	 * pinned, CPU flexible, task flexible) is exercised for real.  Before
-	 * 6.2 a task had one hardware context, shared with the CPU PMU's
-	 * per-CPU context: this PMU takes CPU-wide events only there.
+	 * 6.2 (no struct perf_event_pmu_context, see Kbuild) a task had one
+	 * hardware context, shared with the CPU PMU's per-CPU context: this
+	 * PMU takes CPU-wide events only there.
 	 */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#ifdef N3T_HAVE_PMU_CONTEXT
 	.task_ctx_nr	= perf_hw_context,
 #else
 	.task_ctx_nr	= perf_invalid_context,

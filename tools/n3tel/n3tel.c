@@ -599,7 +599,8 @@ static int dir_model(const struct tree *t, const char *dir)
 			return 0;
 		die("cannot read %s: %s", path, strerror(ENOENT));
 	}
-	if (sscanf(s, "%63s", name) == 1 && !strcmp(name, "unsupported"))
+	if (sscanf(s, "%63s", name) == 1 &&
+	    (!strcmp(name, "unsupported") || !strcmp(name, "isolated")))
 		m = DIR_UNSUPPORTED;
 	else if (sscanf(s, "%63s", name) != 1 || (m = model_by_name(t, name)) < 0)
 		die("%s names \"%s\", a model not described by the module", path,
