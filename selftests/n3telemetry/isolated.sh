@@ -16,9 +16,17 @@ grep -q 'nohz_full=3' /proc/cmdline && mode=nohz_full
 grep -q 'n3t.cpuset=3' /proc/cmdline && mode=cpuset
 [ -n "$mode" ] || skip_all "not booted with nohz_full=3 or n3t.cpuset=3"
 need_testpmu
+mkdir -p /sys/fs/cgroup
+grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
+echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control
+if [ $mode = nohz_full ]; then
+	# nohz_full alone does not keep tasks off CPU 3: this test's own
+	# processes (and their IPIs) stay on CPUs 0-2
+	mkdir -p /sys/fs/cgroup/house
+	echo 0-2 > /sys/fs/cgroup/house/cpuset.cpus
+	echo $$ > /sys/fs/cgroup/house/cgroup.procs
+fi
 if [ $mode = cpuset ]; then
-	mkdir -p /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
-	echo +cpuset > /sys/fs/cgroup/cgroup.subtree_control
 	mkdir -p /sys/fs/cgroup/iso
 	echo 3 > /sys/fs/cgroup/iso/cpuset.cpus
 	echo isolated > /sys/fs/cgroup/iso/cpuset.cpus.partition
@@ -43,13 +51,29 @@ WQTRACE=
 if [ -d $T/events/workqueue/workqueue_execute_start ]; then
 	echo 0 > $T/tracing_on
 	echo > $T/trace
-	echo 8 > $T/tracing_cpumask
 	echo 1 > $T/events/workqueue/workqueue_execute_start/enable
+	# the IPIs sent to CPU 3 and why (the senders run elsewhere)
+	for e in ipi_send_cpu ipi_send_cpumask; do
+		[ -d $T/events/ipi/$e ] && echo 1 > $T/events/ipi/$e/enable
+	done
 	echo 1 > $T/tracing_on
 	WQTRACE=1
 fi
+# ipis_to_3: "callsite/callback" of every traced IPI sent to CPU 3
+ipis_to_3() {
+	awk '/ipi_send_cpu: cpu=3 / { print $(NF - 1) "/" $NF; next }
+	/ipi_send_cpumask: / {
+		split($0, a, "cpumask="); split(a[2], b, " "); n = split(b[1], r, ",")
+		for (i = 1; i <= n; i++) {
+			lo = r[i]; hi = r[i]
+			if (index(r[i], "-")) { split(r[i], x, "-"); lo = x[1]; hi = x[2] }
+			if (lo + 0 <= 3 && hi + 0 >= 3) { print $(NF - 1) "/" $NF; break }
+		}
+	}' $T/trace | sed 's/callsite=//; s/callback=//; s/+0x[0-9a-f/]*//g'
+}
 
-# quiet NAME COMMAND...: COMMAND sends CPU 3 no IPI (beyond ALLOW, default
+# quiet NAME COMMAND...: COMMAND sends CPU 3 no IPI on the module's behalf (traced;
+# untraced: none beyond ALLOW, default
 # 0), wakes no cpuhp/3 and runs none of the module's work there; the other
 # interrupts CPU 3 took are shown
 quiet() {
@@ -64,11 +88,25 @@ quiet() {
 	_di=$(( ${_b% *} - ${_a% *} ))
 	_dc=$(( ${_b#* } - ${_a#* } ))
 	_wq=0
-	[ -n "$WQTRACE" ] && _wq=$(grep -cE 'function (n3t_|work_for_cpu_fn)' $T/trace)
-	echo "# $_n: cpu3 took $_di IPIs, cpuhp/3 ran $_dc times, module work on cpu3: $_wq;" \
-		"all its interrupts: $(awk 'NR == FNR { a[$1] = $2; next }
+	_mine=0
+	if [ -n "$WQTRACE" ]; then
+		_wq=$(grep -E '\[003\].*function (n3t_|work_for_cpu_fn)' $T/trace | grep -c .)
+		ipis_to_3 > /tmp/ipis
+		# sent on the module's behalf: by its code, by perf's cross-calls
+		# (an event created, enabled, read or released on CPU 3), or to
+		# queue work on CPU 3
+		_mine=$(grep -cE 'n3t|perf|remote_function|queue_work|kick_pool' /tmp/ipis)
+		echo "# $_n: IPIs to cpu3 (callsite/callback): $(sort /tmp/ipis | uniq -c | tr '\n' ' ')"
+	fi
+	echo "# $_n: cpu3 took $_di IPIs, cpuhp/3 ran $_dc times, module work on cpu3: $_wq," \
+		"IPIs sent for the module: $_mine; all its interrupts: $(awk '
+			NR == FNR { a[$1] = $2; next }
 			$2 != a[$1] { printf "%s+%d ", $1, $2 - a[$1] }' /tmp/irq.a /tmp/irq.b)"
-	check "$_n-leaves-cpu3-alone" test "$_di" -le "${ALLOW:-0}" -a "$_dc" -eq 0 -a "$_wq" -eq 0
+	if [ -n "$WQTRACE" ]; then
+		check "$_n-leaves-cpu3-alone" test "$_mine" -eq 0 -a "$_dc" -eq 0 -a "$_wq" -eq 0
+	else
+		check "$_n-leaves-cpu3-alone" test "$_di" -le "${ALLOW:-0}" -a "$_dc" -eq 0
+	fi
 }
 
 # the noise floor: one second of nothing
@@ -128,10 +166,12 @@ fi
 check load-isolated n3t_load force=1 interval_ms=20 isolated=1
 # something to run on CPU 3 (the slice timer is deferrable: an idle CPU's
 # interval waits for it to wake)
-if [ $mode = cpuset ]; then
-	sh -c 'echo $$ > /sys/fs/cgroup/iso/cgroup.procs; while :; do :; done' &
-	spin=$!
+if [ $mode = nohz_full ]; then
+	mkdir -p /sys/fs/cgroup/iso
+	echo 3 > /sys/fs/cgroup/iso/cpuset.cpus
 fi
+sh -c 'echo $$ > /sys/fs/cgroup/iso/cgroup.procs; while :; do :; done' &
+spin=$!
 sleep 1
 expect_eq cpu3-collects-when-asked collecting "$(value $N3T/cpu3/status state)"
 check cpu3-interval test "$(value $N3T/cpu3/status seq)" -ge 1
@@ -139,9 +179,11 @@ check cpu3-interval test "$(value $N3T/cpu3/status seq)" -ge 1
 check unload-isolated n3t_unload
 rmmod n3t_testpmu
 if [ -n "$WQTRACE" ]; then
-	echo 0 > $T/events/workqueue/workqueue_execute_start/enable
 	echo 0 > $T/tracing_on
+	echo 0 > $T/events/workqueue/workqueue_execute_start/enable
+	for e in ipi_send_cpu ipi_send_cpumask; do
+		[ -d $T/events/ipi/$e ] && echo 0 > $T/events/ipi/$e/enable
+	done
 	echo > $T/trace
-	echo f > $T/tracing_cpumask
 fi
 ktap_finish

@@ -75,6 +75,9 @@ _t=0
 while [ "$(fits_msg)" = "$n0" ] && [ $_t -lt 100 ]; do sleep 0.1; _t=$((_t + 1)); done
 expect_eq repack-one-line $((n0 + 1)) "$(fits_msg)"
 expect_eq repack-kept-plan "$before" "$(state)"
+# the plan was kept: no line may say it was re-packed, nor blame free counters
+check repack-no-false-log sh -c "! dmesg | grep -qE 're-packed for|re-probing found the same'"
+expect_eq repack-kept-capacity "programmable 6" "$(head -1 $N3T/counters)"
 advance_interval -1
 advance_interval -1
 advance_interval -1

@@ -238,7 +238,7 @@ else
 	record SKIP "detect-backports: bookworm-backports' QEMU unavailable (see $out/qemu-backports.log); detection tested on ${bq_list:-no model} only"
 fi
 
-step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug"
+step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug; QEMU's PMU shared with other perf users"
 ddir=$("$vmdir/distro-kernel.sh" | tail -1)
 m61=$out/6.1
 log=$out/build-6.1.log
@@ -255,6 +255,17 @@ if build_modules "$ddir/kdir" "$m61" W=1 KCFLAGS=-Werror N3T_TESTS=y > "$log" 2>
 	fi
 	python3 "$vmdir/results.py" --tag 6.1 "$dlog" >> "$results" || true
 	grep -E '^(PASS|FAIL) 6\.1/' "$results"
+	# other perf users beside the module on QEMU's own PMU, on the distro kernel
+	rlog=$out/console-6.1-realpmu.log
+	if qemu "$ddir/vmlinuz" "$out/initramfs-6.1.cpio.gz" "n3t.mode=realpmu" "$rlog" 300 \
+		-icount shift=0 && grep -q N3T-DONE "$rlog"; then
+		record PASS vm-6.1-realpmu-poweroff
+	else
+		tail -30 "$rlog"
+		record FAIL vm-6.1-realpmu-poweroff
+	fi
+	python3 "$vmdir/results.py" --tag 6.1-realpmu "$rlog" >> "$results" || true
+	grep -E '^(PASS|FAIL) 6\.1-realpmu/' "$results"
 else
 	cat "$log"
 	record FAIL build-6.1-distro
