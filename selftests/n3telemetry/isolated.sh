@@ -44,21 +44,13 @@ cpu3_events() {
 	echo "$_irq $_cs"
 }
 
-# Work items that run on CPU 3, traced by name: none may be the module's
-T=/sys/kernel/tracing
-[ -d $T/events ] || mount -t tracefs nodev $T 2> /dev/null
+# Work items that run on CPU 3, traced by name: none may be the module's;
+# the IPIs sent to CPU 3 and why (the senders run elsewhere)
+T=$TRACEFS
+EVENTS="workqueue/workqueue_execute_start ipi/ipi_send_cpu ipi/ipi_send_cpumask csd/csd_queue_cpu"
 WQTRACE=
-if [ -d $T/events/workqueue/workqueue_execute_start ]; then
-	echo 0 > $T/tracing_on
-	echo > $T/trace
-	echo 1 > $T/events/workqueue/workqueue_execute_start/enable
-	# the IPIs sent to CPU 3 and why (the senders run elsewhere)
-	for e in ipi/ipi_send_cpu ipi/ipi_send_cpumask csd/csd_queue_cpu; do
-		[ -d $T/events/$e ] && echo 1 > $T/events/$e/enable
-	done
-	echo 1 > $T/tracing_on
-	WQTRACE=1
-fi
+# shellcheck disable=SC2086
+trace_on $EVENTS && WQTRACE=1
 # ipis_to_3: "callsite>callback" of every traced IPI sent to CPU 3, and
 # "csd callsite>function" of every function queued to run there (the IPI of
 # smp_call_function_single() names only its generic handler)
@@ -186,12 +178,6 @@ check cpu3-interval test "$(value $N3T/cpu3/status seq)" -ge 1
 [ -n "$spin" ] && kill "$spin"
 check unload-isolated n3t_unload
 rmmod n3t_testpmu
-if [ -n "$WQTRACE" ]; then
-	echo 0 > $T/tracing_on
-	echo 0 > $T/events/workqueue/workqueue_execute_start/enable
-	for e in ipi/ipi_send_cpu ipi/ipi_send_cpumask csd/csd_queue_cpu; do
-		[ -d $T/events/$e ] && echo 0 > $T/events/$e/enable
-	done
-	echo > $T/trace
-fi
+# shellcheck disable=SC2086
+[ -n "$WQTRACE" ] && trace_off $EVENTS
 ktap_finish

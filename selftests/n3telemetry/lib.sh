@@ -200,6 +200,23 @@ need_testpmu() {
 	N3T_MOD=$N3T_TEST_MODDIR
 }
 
+# trace_on EVENT...: trace these events (group/name) into an empty buffer;
+# fails when tracefs or one of them is missing.  trace_off EVENT...: stop.
+TRACEFS=/sys/kernel/tracing
+trace_on() {
+	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS 2> /dev/null
+	for _e in "$@"; do [ -d "$TRACEFS/events/$_e" ] || return 1; done
+	echo 0 > $TRACEFS/tracing_on
+	echo > $TRACEFS/trace
+	for _e in "$@"; do echo 1 > "$TRACEFS/events/$_e/enable"; done
+	echo 1 > $TRACEFS/tracing_on
+}
+trace_off() {
+	echo 0 > $TRACEFS/tracing_on
+	for _e in "$@"; do echo 0 > "$TRACEFS/events/$_e/enable"; done
+	echo > $TRACEFS/trace
+}
+
 # errno_of FILE FORMAT: write printf FORMAT to FILE in one write(2), print
 # the error name
 errno_of() {
