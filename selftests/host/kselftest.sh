@@ -32,10 +32,12 @@ expect() {
 
 # 1. the Makefile: run_tests runs tests.list, in its order
 mk() { make -s --no-print-directory -C "$dir" "$@"; }
+# (after building the C helpers, TEST_GEN_FILES)
 expect make-run_tests-runs-tests.list "./run.sh --only $(tr '\n' ' ' < "$dir/tests.list" | sed 's/ $//')" \
-	"$(mk -n run_tests)"
-vars=$(mk --eval 'show-vars: ; @echo $(sort $(TEST_PROGS) $(TEST_PROGS_EXTENDED) $(TEST_FILES) $(TEST_GEN_FILES))' show-vars)
-files=$(cd "$dir" && ls | grep -vxE 'Makefile|config' | sort | tr '\n' ' ' | sed 's/ $//')
+	"$(mk -n run_tests | tail -1)"
+vars=$(mk --eval 'show-vars: ; @echo $(sort $(TEST_PROGS) $(TEST_PROGS_EXTENDED) $(TEST_FILES))' show-vars)
+gen=$(mk --eval 'show-gen: ; @echo $(TEST_GEN_FILES)' show-gen | tr ' ' '|')
+files=$(cd "$dir" && ls | grep -vxE "Makefile|config|$gen" | sort | tr '\n' ' ' | sed 's/ $//')
 expect make-lists-every-file "$files" "$vars"
 bad_progs=
 for t in $(cat "$dir/tests.list") realpmu.sh isolated.sh; do
@@ -78,7 +80,9 @@ expect fallback-ktap-same-as-kernel-helpers "$(cat "$tmp/run.tap")" "$(cat "$tmp
 # the same directory inside a kernel tree: the kernel's lib.mk and runner.sh
 # run tests.list, with the settings' timeout
 mkdir -p "$tmp/k/tools/testing/selftests"
-cp -r "$ksrc/tools/testing/selftests/lib.mk" "$ktapdir" "$dir" "$tmp/k/tools/testing/selftests/"
+cp -r "$ksrc/tools/testing/selftests/lib.mk" "$ksrc/tools/testing/selftests/kselftest.h" \
+	"$ksrc/tools/testing/selftests/kselftest_harness.h" "$ktapdir" "$dir" \
+	"$tmp/k/tools/testing/selftests/"
 make -s --no-print-directory -C "$tmp/k/tools/testing/selftests/n3telemetry" run_tests \
 	> "$tmp/lib.mk.tap" 2>&1
 expect kernel-lib.mk-runs-tests.list "$(sed 's/^/selftests: n3telemetry: /' "$dir/tests.list")" \
