@@ -48,10 +48,13 @@ check cpu-pinned-cycles-runs-whole-time u cpu-pinned-cycles -c 1 -p -s 1 0x11
 # perf stat of a program: task, flexible, every event counted
 check task-flexible-all-counted u task-flexible -a 1 -s 2 $EV4
 check task-flexible-6-all-counted u task-flexible-6 -a 1 -s 2 $EV6
-# both at once: the pinned user still has every counter it wants
+# both at once: the pinned user still has every counter it wants.  The
+# task's flexible events get what the pinned user and the module leave,
+# which can be nothing (see "Sharing the PMU" in the guide): shown, not
+# asserted
 u cpu-pinned-bg -c 3 -p -s 3 $EV4 > /tmp/bg.out 2>&1 &
 bg=$!
-check task-flexible-beside-pinned u task-flexible-bp -a 3 -s 2 0x08 0x08
+u task-flexible-bp -a 3 -s 2 0x08 0x08
 check cpu-pinned-beside-flexible wait $bg
 cat /tmp/bg.out
 
