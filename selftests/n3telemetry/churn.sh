@@ -49,12 +49,7 @@ for mode in default pinned; do
 	inject 1 "$VEC"
 	advance 1
 	echo 6 > $TPDBG/counters
-	s=2
-	while [ $s -lt "$NSETS" ]; do
-		inject 1 "$VEC"
-		advance 1
-		s=$((s + 1))
-	done
+	scripted_slices 2 1 "$VEC"
 	v=$(value $N3T/cpu1/topdown_frontend frontend_core_flush_bound)
 	w=$(awk '$2 == "frontend_core_flush_bound" { print $3 }' $C/neoverse-n3.expect)
 	echo "# $mode: frontend_core_flush_bound after the switch: $v (exact $w)"

@@ -26,12 +26,7 @@ reader b &
 i=0
 while [ $i -lt 30 ]; do
 	if [ $((i % 2)) = 0 ]; then v=$VEC_A; else v=$VEC_B; fi
-	_s=0
-	while [ $_s -lt "$NSETS" ]; do
-		inject 1 "$v"
-		advance 1
-		_s=$((_s + 1))
-	done
+	scripted_slices 0 1 "$v"
 	i=$((i + 1))
 done
 touch /tmp/stop-readers

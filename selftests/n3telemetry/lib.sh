@@ -272,6 +272,17 @@ inject() { echo "cpu=$1 $2" > $TPDBG/inject; }
 # value FILE METRIC: the value printed for METRIC in FILE
 value() { awk -v m="$2" '$1 == m { print $2 }' "$1"; }
 
+# scripted_slices FIRST CPU VECTOR: the slices FIRST..NSETS-1 of an interval
+# on CPU alone, each given VECTOR
+scripted_slices() {
+	_s=$1
+	while [ "$_s" -lt "$NSETS" ]; do
+		inject "$2" "$3"
+		advance "$2"
+		_s=$((_s + 1))
+	done
+}
+
 # scripted_interval CPU VECTOR [CPU VECTOR]...: one whole interval; in every
 # slice each listed CPU is given its vector, and only the events of the set
 # counting at that moment take the counts (as on hardware)
