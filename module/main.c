@@ -15,6 +15,8 @@
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #ifdef CONFIG_ARM64
 #include <asm/cputype.h>
 #include <asm/sysreg.h>
@@ -81,6 +83,32 @@ static const struct kernel_param_ops n3t_param_ms_ops = {
 
 module_param_cb(interval_ms, &n3t_param_ms_ops, &interval_ms, 0444);
 MODULE_PARM_DESC(interval_ms, "Initial interval in ms, 10..60000 (also writable in sysfs)");
+
+static unsigned int sched_param = N3T_SCHED_ROTATE;
+
+/* the words the schedule file takes */
+static int n3t_param_set_schedule(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(n3t_schedule_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = i;
+	return 0;
+}
+
+static int n3t_param_get_schedule(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", n3t_schedule_names[*(unsigned int *)kp->arg]);
+}
+
+static const struct kernel_param_ops n3t_param_schedule_ops = {
+	.set = n3t_param_set_schedule,
+	.get = n3t_param_get_schedule,
+};
+
+module_param_cb(schedule, &n3t_param_schedule_ops, &sched_param, 0444);
+MODULE_PARM_DESC(schedule, "Initial schedule: rotate (default: topdown_l1's events every interval, one other set per interval in turn) or all (every set every interval); also writable in sysfs");
 
 static char *groups = "default";
 module_param(groups, charp, 0444);
@@ -478,6 +506,7 @@ static int __init n3t_init(void)
 	if (ret)
 		return ret;
 	n3t_cfg.interval_ms = interval_ms;
+	n3t_cfg.schedule = sched_param;
 	for (d = 0; d < n3t_cfg.nr_dom; d++) {
 		n3t_cfg.dom[d].plan = kzalloc(sizeof(*n3t_cfg.dom[d].plan), GFP_KERNEL);
 		if (!n3t_cfg.dom[d].plan) {
