@@ -114,6 +114,9 @@ static char *groups = "default";
 module_param(groups, charp, 0444);
 MODULE_PARM_DESC(groups, "Initial metric groups: default, all, or group names separated by commas (also writable in sysfs)");
 
+/* the counters are the CPU PMU's (pmu_type unset or naming it): PMCEID and reserve apply */
+static bool n3t_cpu_pmu;
+
 static int reserve = -1;
 module_param(reserve, int, 0444);
 MODULE_PARM_DESC(reserve, "PMU counters never to use (default -1: none, as every pinned user goes first anyway; with pinned=1, one for the perf hard-lockup detector when the kernel has it and the CPU PMU is used)");
@@ -328,7 +331,7 @@ static struct n3t_domain *n3t_domain_of(const struct n3t_cpu_id *id, bool create
 	d->slots = slots ?: id->pmmir_slots ?: model->slots;
 	bitmap_zero(d->usable, N3T_MAX_EVENTS);
 	bitmap_set(d->usable, 0, model->nr_events);
-	if (pmu_type < 0) {
+	if (n3t_cpu_pmu) {
 		n3t_pmceid(model, id->pmceid, d->usable);
 		d->pmu_total = id->pmu_total;
 	}
@@ -337,7 +340,7 @@ static struct n3t_domain *n3t_domain_of(const struct n3t_cpu_id *id, bool create
 	 * whenever it is switched on; it must find a counter then.
 	 */
 	if (reserve < 0)
-		d->reserved = n3t_pinned && pmu_type < 0 &&
+		d->reserved = n3t_pinned && n3t_cpu_pmu &&
 			      IS_ENABLED(CONFIG_HARDLOCKUP_DETECTOR_PERF);
 	else
 		d->reserved = reserve;
@@ -363,6 +366,43 @@ struct n3t_domain *n3t_cpu_identify(void)
 	return d;
 }
 
+/*
+ * Whether pmu_type= names the CPU PMU itself (its type number, as in
+ * /sys/bus/event_source/devices/armv8_pmuv3_0/type): the same PMU then
+ * takes a raw event of the same code on a CPU that collects.  Such a
+ * choice is the default in all but name: the PMCEID check and the
+ * watchdog reserve apply.
+ */
+static bool n3t_names_cpu_pmu(u32 type)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.config = ARMV8_PMUV3_PERFCTR_CPU_CYCLES,
+		.disabled = 1,
+	};
+	struct perf_event *named, *raw;
+	unsigned int cpu;
+	bool same = false;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		if (n3t_cpu_wanted(cpu))
+			break;
+	if (cpu < nr_cpu_ids) {
+		attr.type = type;
+		named = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+		attr.type = PERF_TYPE_RAW;
+		raw = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+		same = !IS_ERR(named) && !IS_ERR(raw) && named->pmu == raw->pmu;
+		if (!IS_ERR(named))
+			perf_event_release_kernel(named);
+		if (!IS_ERR(raw))
+			perf_event_release_kernel(raw);
+	}
+	cpus_read_unlock();
+	return same;
+}
+
 static int n3t_detect(void)
 {
 	bool off;
@@ -385,6 +425,10 @@ static int n3t_detect(void)
 		return -EINVAL;
 	}
 	n3t_cfg.pmu_type = pmu_type < 0 ? PERF_TYPE_RAW : pmu_type;
+	n3t_cpu_pmu = pmu_type < 0 || n3t_names_cpu_pmu(pmu_type);
+	if (pmu_type >= 0 && n3t_cpu_pmu)
+		pr_info("pmu_type=%d is the CPU PMU: its implemented events are checked as by default\n",
+			pmu_type);
 
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {

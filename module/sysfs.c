@@ -150,12 +150,12 @@ static struct n3t_view *n3t_view_get(int cpu)
 		for (s = 0, first = 0; s < nr; s++) {
 			unsigned int w = bitmap_weight(plan->set[s].events, N3T_MAX_EVENTS);
 			struct n3t_pub_set *vs = &v->sets[s], *os = &one->sets[s];
+			u64 *sum = &v->delta[first], *add = &one->delta[first];
 
 			vs->lost += os->lost;
 			if (os->good_ns) {
 				for (i = 0; i < w; i++)
-					if (check_add_overflow(v->delta[first + i], one->delta[first + i],
-							       &v->delta[first + i]))
+					if (check_add_overflow(sum[i], add[i], &sum[i]))
 						__set_bit(s, overflow);
 				vs->good_ns += os->good_ns;
 				/* the newest interval summed, and when the oldest ended */
@@ -333,9 +333,9 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
-	len = sysfs_emit(buf, "seq %llu\nend_ns %llu\ninterval_ns %llu\nlost_slices %llu\nsets_per_interval %u\n",
-			 v->res.seq, v->res.end_ns, v->res.interval_ns, v->res.lost,
-			 v->res.nr_sets);
+	len = sysfs_emit(buf, "seq %llu\nend_ns %llu\ninterval_ns %llu\nlost_slices %llu\n",
+			 v->res.seq, v->res.end_ns, v->res.interval_ns, v->res.lost);
+	len += sysfs_emit_at(buf, len, "sets_per_interval %u\n", v->res.nr_sets);
 	if (n3t_dir_cpu(kobj) != N3T_SYSTEM)
 		len += sysfs_emit_at(buf, len, "state %s\n", n3t_cpu_state_name(v->state));
 	else
@@ -357,9 +357,10 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 			good = div_u64(good, v->nr_cpus);
 		if (ps->interval_ns)
 			ppm = min_t(u64, mul_u64_u64_div_u64(good, 10000, ps->interval_ns), 10000);
-		len += sysfs_emit_at(buf, len,
-				     "set%u_coverage %llu.%02llu\nset%u_lost %llu\nset%u_seq %llu\nset%u_end_ns %llu\n",
-				     s, ppm / 100, ppm % 100, s, ps->lost, s, ps->seq, s, ps->end_ns);
+		len += sysfs_emit_at(buf, len, "set%u_coverage %llu.%02llu\nset%u_lost %llu\n",
+				     s, ppm / 100, ppm % 100, s, ps->lost);
+		len += sysfs_emit_at(buf, len, "set%u_seq %llu\nset%u_end_ns %llu\n",
+				     s, ps->seq, s, ps->end_ns);
 	}
 	kvfree(v);
 	return len;

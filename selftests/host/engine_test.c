@@ -275,6 +275,15 @@ static void check_packer(const struct n3t_model *model)
 	}
 	result(!bad, "packer-invariants", model->name);
 	result(!unit_bad, "packer-group-fits-in-one-set", model->name);
+	/*
+	 * The rotating schedule counts the first group's sets in every
+	 * interval and each other set once every nr_sets - nr_every
+	 * intervals: with the default selection on 6 counters and the cycle
+	 * counter, at least every 10 intervals (10 s at the default 1 s).
+	 */
+	result(!n3t_pack(model, model->default_groups, 6, true, &p) && p.nr_every >= 1 &&
+	       p.nr_sets - p.nr_every <= 10, "default-refreshed-within-10-intervals",
+	       model->name);
 	result(n3t_pack(model, all, 0, true, &p) == -EINVAL &&
 	       n3t_pack(model, all, N3T_MAX_CAPACITY + 1, true, &p) == -EINVAL &&
 	       (model->nr_groups == 32 ||
