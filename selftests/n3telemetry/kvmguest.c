@@ -61,6 +61,7 @@ int main(void)
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -243,68 +244,29 @@ static long switches(void)
 	return n;
 }
 
-int main(int argc, char **argv)
+/* the VM: memory with the guest, one vCPU with a PMU, a vGICv3 */
+static struct kvm_run *make_vm(int *vcpu_fd, void **ram_p)
 {
-	unsigned int nev = 0, i, n_pmu, reports = 0, want_reports = 5;
-	uint16_t events[MAX_EV];
-	struct counter ctr[MAX_EV + 1];
-	uint64_t spin = 2000000, vals[MAX_EV + 1], pmcr = 0;
-	double secs = 3, end;
-	int cpu = -1, busy = 0, all = 0, verbose = 0, bad_reports = 0, opt, kvm, vm, vcpu, gic, run_size, bad = 0;
-	pid_t child = 0;
-	struct kvm_vcpu_init init;
-	struct kvm_userspace_memory_region mem;
 	struct kvm_create_device dev = { .type = KVM_DEV_TYPE_ARM_VGIC_V3 };
+	struct kvm_userspace_memory_region mem;
+	struct kvm_vcpu_init init;
+	int kvm, vm, vcpu, run_size, irq = PMU_IRQ;
 	struct kvm_run *run;
-	struct sigaction sa = { .sa_handler = on_alarm };
-	struct itimerval tick = { { 0, 200000 }, { 0, 200000 } };
 	uint64_t addr;
-	int irq = PMU_IRQ;
 	void *ram;
-	char line[1024];
-
-	while ((opt = getopt(argc, argv, "Ae:n:s:r:c:bv")) != -1) {
-		switch (opt) {
-		case 'A': all = 1; break;
-		case 'e':
-			if (nev == MAX_EV)
-				return 2;
-			events[nev++] = strtoul(optarg, NULL, 0);
-			break;
-		case 'n': spin = strtoull(optarg, NULL, 0); break;
-		case 's': secs = atof(optarg); break;
-		case 'r': want_reports = atoi(optarg); break;
-		case 'c': cpu = atoi(optarg); break;
-		case 'b': busy = 1; break;
-		case 'v': verbose = 1; break;
-		default: return 2;
-		}
-	}
-	if (optind != argc || spin < 1000 || (busy && cpu < 0)) {
-		fprintf(stderr, "usage: kvmguest [-A | -e EVENT]... [-n SPIN>=1000] [-s SECS] [-r REPORTS] [-c CPU [-b]] [-v]\n");
-		return 2;
-	}
-	if (cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
-			die("sched_setaffinity");
-	}
 
 	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm < 0) {
 		printf("kvmguest: no /dev/kvm: %s\n", strerror(errno));
-		return 4;
+		exit(4);
 	}
 	if (ioctl(kvm, KVM_GET_API_VERSION, 0) != KVM_API_VERSION) {
 		printf("kvmguest: KVM API version is not %d\n", KVM_API_VERSION);
-		return 4;
+		exit(4);
 	}
 	if (ioctl(kvm, KVM_CHECK_EXTENSION, KVM_CAP_ARM_PMU_V3) <= 0) {
 		printf("kvmguest: KVM has no PMUv3 for guests (KVM_CAP_ARM_PMU_V3)\n");
-		return 4;
+		exit(4);
 	}
 	vm = ioctl(kvm, KVM_CREATE_VM, 0);
 	if (vm < 0)
@@ -328,15 +290,15 @@ int main(int argc, char **argv)
 	init.features[0] |= 1U << KVM_ARM_VCPU_PMU_V3;
 	xioctl(vcpu, KVM_ARM_VCPU_INIT, &init, "KVM_ARM_VCPU_INIT (PMU_V3)");
 
+	/* the PMU needs an initialised in-kernel GIC before its own init */
 	xioctl(vm, KVM_CREATE_DEVICE, &dev, "KVM_CREATE_DEVICE (vgic-v3)");
-	gic = dev.fd;
 	addr = GIC_DIST;
-	set_attr(gic, KVM_SET_DEVICE_ATTR, KVM_DEV_ARM_VGIC_GRP_ADDR,
+	set_attr(dev.fd, KVM_SET_DEVICE_ATTR, KVM_DEV_ARM_VGIC_GRP_ADDR,
 		 KVM_VGIC_V3_ADDR_TYPE_DIST, &addr, "vgic-v3 distributor address");
 	addr = GIC_REDIST;
-	set_attr(gic, KVM_SET_DEVICE_ATTR, KVM_DEV_ARM_VGIC_GRP_ADDR,
+	set_attr(dev.fd, KVM_SET_DEVICE_ATTR, KVM_DEV_ARM_VGIC_GRP_ADDR,
 		 KVM_VGIC_V3_ADDR_TYPE_REDIST, &addr, "vgic-v3 redistributor address");
-	set_attr(gic, KVM_SET_DEVICE_ATTR, KVM_DEV_ARM_VGIC_GRP_CTRL,
+	set_attr(dev.fd, KVM_SET_DEVICE_ATTR, KVM_DEV_ARM_VGIC_GRP_CTRL,
 		 KVM_DEV_ARM_VGIC_CTRL_INIT, NULL, "KVM_DEV_ARM_VGIC_CTRL_INIT");
 	set_attr(vcpu, KVM_SET_DEVICE_ATTR, KVM_ARM_VCPU_PMU_V3_CTRL,
 		 KVM_ARM_VCPU_PMU_V3_IRQ, &irq, "KVM_ARM_VCPU_PMU_V3_IRQ");
@@ -349,11 +311,93 @@ int main(int argc, char **argv)
 	run = mmap(NULL, run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
 	if (run == MAP_FAILED)
 		die("mmap kvm_run");
+	*vcpu_fd = vcpu;
+	*ram_p = ram;
+	return run;
+}
+
+/* a busy loop on this CPU that dies with its parent */
+static pid_t busy_loop(void)
+{
+	pid_t child = fork();
+
+	if (child < 0)
+		die("fork");
+	if (!child) {
+		volatile unsigned long sink = 0;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			sink++;
+	}
+	return child;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int nev = 0, i, n_pmu = 0, reports = 0, want_reports = 5;
+	int cpu = -1, busy = 0, all = 0, verbose = 0, bad_reports = 0, bad = 0;
+	uint64_t spin = 2000000, vals[MAX_EV + 1] = {}, addr;
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval tick = { { 0, 200000 }, { 0, 200000 } };
+	struct counter ctr[MAX_EV + 1] = {};
+	uint16_t events[MAX_EV];
+	double secs = 3, end;
+	struct kvm_run *run;
+	char line[1024];
+	pid_t child = 0;
+	int opt, vcpu;
+	void *ram;
+
+	while ((opt = getopt(argc, argv, "Ae:n:s:r:c:bv")) != -1) {
+		switch (opt) {
+		case 'A':
+			all = 1;
+			break;
+		case 'e':
+			if (nev == MAX_EV)
+				return 2;
+			events[nev++] = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			spin = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			secs = atof(optarg);
+			break;
+		case 'r':
+			want_reports = atoi(optarg);
+			break;
+		case 'c':
+			cpu = atoi(optarg);
+			break;
+		case 'b':
+			busy = 1;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc || spin < 1000 || (busy && cpu < 0)) {
+		fprintf(stderr, "usage: kvmguest [-A | -e EVENT]... [-n SPIN>=1000] [-s SECS] [-r REPORTS] [-c CPU [-b]] [-v]\n");
+		return 2;
+	}
+	if (cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die("sched_setaffinity");
+	}
+	run = make_vm(&vcpu, &ram);
 
 	/*
-	 * The event table follows the code; -A: the guest's PMCR_EL0.N,
-	 * known once the guest reports it, so ask for the most and let
-	 * the guest cap it (below).
+	 * The event table follows the code; -A: as many as the guest's
+	 * PMCR_EL0.N, which the guest caps it to (and reports).
 	 */
 	if (all) {
 		nev = MAX_EV;
@@ -368,26 +412,15 @@ int main(int argc, char **argv)
 	set_reg(vcpu, CORE_REG(regs.regs[2]), GUEST_MMIO, "set x2");
 	set_reg(vcpu, CORE_REG(regs.regs[3]), GUEST_RAM + addr, "set x3");
 
-	if (busy) {
-		child = fork();
-		if (child < 0)
-			die("fork");
-		if (!child) {
-			volatile unsigned long sink = 0;
-
-			for (;;)
-				sink++;
-		}
-	}
+	if (busy)
+		child = busy_loop();
 	sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &tick, NULL);
 
-	memset(ctr, 0, sizeof(ctr));
-	n_pmu = 0;
-	line[0] = 0;
 	end = now() + secs;
 	while (now() < end && reports < MAX_REPORTS) {
 		uint64_t off, val = 0;
+		int rbad = 0;
 
 		if (ioctl(vcpu, KVM_RUN, 0) < 0) {
 			if (errno == EINTR)
@@ -405,9 +438,13 @@ int main(int argc, char **argv)
 		}
 		memcpy(&val, run->mmio.data, 8);
 		off = run->mmio.phys_addr - GUEST_MMIO;
-		if (off == MMIO_PMCR) {
-			pmcr = val;
-			n_pmu = (pmcr >> 11) & 0x1f;
+		if (off == MMIO_CYCLES) {
+			vals[0] = val;
+		} else if (off >= MMIO_EVCNT) {
+			if ((off - MMIO_EVCNT) / 8 < nev)
+				vals[(off - MMIO_EVCNT) / 8 + 1] = val;
+		} else if (off == MMIO_PMCR) {
+			n_pmu = (val >> 11) & 0x1f;
 			if (all)
 				nev = n_pmu;
 			if (nev > n_pmu) {
@@ -422,18 +459,12 @@ int main(int argc, char **argv)
 			for (i = 0; i <= nev; i++)
 				ctr[i].min = UINT64_MAX;
 			printf("guest PMU: PMCR_EL0 0x%" PRIx64 ", %u event counters and the cycle counter; guest uses the cycle counter and %u:",
-			       pmcr, n_pmu, nev);
+			       val, n_pmu, nev);
 			for (i = 0; i < nev; i++)
 				printf(" 0x%02x", events[i]);
 			printf("\n");
-		} else if (off == MMIO_CYCLES) {
-			vals[0] = val;
-		} else if (off >= MMIO_EVCNT && (off - MMIO_EVCNT) / 8 < nev) {
-			vals[(off - MMIO_EVCNT) / 8 + 1] = val;
 		} else if (off == MMIO_DONE) {
 			/* report 1 is the baseline: every later one must advance */
-			int rbad = 0;
-
 			snprintf(line, sizeof(line), "report %" PRIu64 ":", val);
 			for (i = 0; i <= nev; i++) {
 				uint64_t lo = ctr[i].event == EV_INST_RETIRED ? 2 * spin : spin;
@@ -458,7 +489,7 @@ int main(int argc, char **argv)
 	}
 	if (bad)
 		return bad;
-	if (bad_reports > 10)
+	if (bad_reports > 10 && !verbose)
 		printf("(%d more bad reports not shown)\n", bad_reports - 10);
 	printf("vcpu thread: %ld involuntary context switches\n", switches());
 	if (reports < want_reports + 1) {
