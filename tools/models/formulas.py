@@ -17,8 +17,8 @@ polynomials, tools/prometheus/gen_rules.py into PromQL):
 
 oracle() evaluates the formula string with Python's own expression grammar
 and exact fractions.  It shares nothing with the parser, so a generator can
-check its compiled form against it, and the Python tests can compute what
-the module must print with it.  Python 3 standard library only;
+check its compiled form against it, and the Python tests compute what the
+module must print with it (selftests/host/expected.py).  Python 3 standard library only;
 formulas_test.py is its unit test."""
 import operator
 import re

@@ -21,15 +21,22 @@ results at all), "reset" (neoverse-n3, counters restart from 0 at 7m, as
 after a module reload).  Events count part of the time (multiplexing: 20,
 30 or 60 counted seconds a minute, per CPU and event).  Each rule is tested
 with one query listing all of its series, so a missing or extra series (N1
-has no topdown) fails too."""
+has no topdown) fails too.
+
+The formula values come from tools/models/formulas.py's oracle(): Python's
+own evaluation of the string, not the parser the generators share."""
 import argparse
 import json
 import os
 import random
 import re
+import sys
 from decimal import Decimal
 from fractions import Fraction
 from math import floor
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'models'))
+from formulas import oracle  # noqa: E402  (Python's own evaluation, not the parser)
 
 EVAL = '10m'
 ROUND = Fraction(1, 10**6)
@@ -54,11 +61,6 @@ def load(path):
                      for e in re.findall(r'[A-Z][A-Z0-9_]*', f)})
     return dict(name=os.path.basename(path)[:-5], metrics=metrics, events=events,
                 slots=int(spec['product_configuration']['num_slots']))
-
-
-def value(formula, rates):
-    src = re.sub(r'\b(\d+)\b', r'Fraction(\1)', formula)
-    return eval(src, {'Fraction': Fraction, '__builtins__': {}}, dict(rates))
 
 
 def rounded(x):
@@ -134,7 +136,7 @@ def expectations(models, sums):
         for (inst, m), ev in sorted(groups.items(), key=lambda x: (x[0][0] or '', x[0][1])):
             rates = {e: Fraction(cnt, sec) for e, (cnt, sec) in ev.items()}
             for name, (r, formula, scale) in sorted(models[m]['metrics'].items()):
-                v = rounded(value(formula, rates) / scale)
+                v = rounded(oracle(formula)(rates) / scale)
                 if v is None:
                     return None
                 labels = (f'instance="{inst}", ' if inst else '') + f'model="{m}"'
