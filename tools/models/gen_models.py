@@ -16,6 +16,7 @@ exactly in integers (engine.c).  Every compiled formula is checked here
 against the formula string itself (formulas.oracle(): Python's own
 evaluation, with exact rationals) before anything is written.  Python 3
 standard library only."""
+import io
 import json
 import os
 import random
@@ -25,6 +26,7 @@ from fractions import Fraction
 from math import gcd
 
 import formulas		# the parser shared with tools/prometheus/gen_rules.py
+import generated	# how the generators write their files
 
 SLOTS = 'S'
 
@@ -453,18 +455,11 @@ def main():
     if limits['events'] > 96 or limits['metrics'] > 96 or limits['groups'] > 32 or \
        limits['group_metrics'] > 12 or limits['mono'] > 16:
         raise SystemExit(f'tables exceed the engine limits (engine.h): {limits}')
-    tmp = sys.argv[1] + '.tmp'
-    with open(tmp, 'w') as out:
-        emit(models, out)
-    os.replace(tmp, sys.argv[1])
-    tmp = sys.argv[2] + '.tmp'
-    with open(tmp, 'w') as out:
-        emit_midr(models, out)
-    os.replace(tmp, sys.argv[2])
     header = os.path.join(os.path.dirname(sys.argv[1]), 'models.h')
-    with open(header + '.tmp', 'w') as out:
-        emit_header(models, out)
-    os.replace(header + '.tmp', header)
+    for path, emitter in ((sys.argv[1], emit), (sys.argv[2], emit_midr), (header, emit_header)):
+        out = io.StringIO()
+        emitter(models, out)
+        generated.write(path, out.getvalue())
     print(' '.join(f'{k}={v}' for k, v in limits.items()), file=sys.stderr)
 
 
