@@ -16,9 +16,10 @@ polynomials, tools/prometheus/gen_rules.py into PromQL):
     (op, left, right)   op one of + - * /
 
 oracle() evaluates the formula string with Python's own expression grammar
-and exact fractions.  It shares nothing with the parser, so a generator can
-check its compiled form against it, and the Python tests compute what the
-module must print with it (selftests/host/expected.py).  Python 3 standard library only;
+and exact fractions (its slot rule is textual, Arm's parenthesized product).
+It shares nothing with the parser, so a generator can check its compiled
+form against it, and the Python tests compute what the module must print
+with it (selftests/host/expected.py).  Python 3 standard library only;
 formulas_test.py is its unit test."""
 import operator
 import re
