@@ -16,7 +16,7 @@ is the module's: the first model's CPUs, with the cumulative counts and
 lost slices summed over them.
 
 The tree is written both as text (the sysfs files, values rounded like the
-module prints them) and as the binary snapshot (uapi/linux/n3telemetry.h,
+module prints them: expected.py) and as the binary snapshot (uapi/linux/n3telemetry.h,
 ABI 2, native byte order, with its names section); values are fixed,
 made-up numbers.
 
@@ -27,6 +27,8 @@ bad-sizes, truncated, bad-names, bad-model-index, too-many-metrics."""
 import os
 import struct
 import sys
+
+from expected import decimals, fmt_fixed
 
 top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(top, 'tools', 'models'))
@@ -45,15 +47,6 @@ names = args[2:] or ['neoverse-n3']
 CPUS = list(range(ncpus))
 IDLE = 2          # no interval published yet
 MAX = 96          # N3T_SNAP_MAX_EVENTS, N3T_SNAP_MAX_METRICS
-
-
-def decimals(unit):
-    """the engine's print precision of a unit (module/engine.c n3t_units)"""
-    if unit.startswith('percent'):
-        return 2
-    if unit in ('MPKI', 'per cycle', 'operations per cycle'):
-        return 3
-    return 4
 
 
 class Model:
@@ -98,15 +91,6 @@ class Model:
         return (cpu + 1) * 1000000000 + i * 12345, (cpu + 1) * 900000000 + i
 
 
-def fmt(v, dec):
-    if v is None:
-        return 'nan'
-    div = 10 ** (6 - dec)
-    q = (abs(v) + div // 2) // div
-    s = '-' if v < 0 and q else ''
-    return f'{s}{q // 10 ** dec}.{q % 10 ** dec:0{dec}d}'
-
-
 models = [Model(n) for n in names]
 cpu_model = {c: k * len(models) // len(CPUS) for k, c in enumerate(CPUS)}
 first = models[0]
@@ -149,7 +133,7 @@ for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
         for x in ms:
             i = m.mnames.index(x)
             v = m.value(cpu if cpu is not None else 0, i, x)
-            lines.append(f'{x} {fmt(v, decimals(m.metrics[i][1]))}')
+            lines.append(f'{x} {fmt_fixed(v, decimals(m.metrics[i][1]))}')
         put(f'{d}/{g}', '\n'.join(lines) + '\n')
     idle = cpu == IDLE
     # system/: lost slices summed over the first model's CPUs that published
@@ -204,7 +188,7 @@ if variant != 'no-snapshot':
                 # the text files hold the rounded value: give the snapshot
                 # the same so both sources print identically
                 dec = decimals(unit)
-                v = int(fmt(v, dec).replace('.', '')) * 10 ** (6 - dec)
+                v = int(fmt_fixed(v, dec).replace('.', '')) * 10 ** (6 - dec)
                 vals[i] = v
         counted = [0, 0]
         ec, ens = [0] * MAX, [0] * MAX

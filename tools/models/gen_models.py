@@ -8,12 +8,15 @@ usage: gen_models.py OUT.c OUT_MIDR.h DESC.json [DESC.json ...]
 Each JSON file describes one core (or one revision range of a core): its
 events, metrics (formula strings), metric groups, slot count and MIDR part
 number and revision.  This script takes facts only: event names and codes,
-metric names, units and groups, and compiles each formula into a single
-quotient of two integer polynomials over the event counts and the slot count
-S (the literal slot count multiplying CPU_CYCLES becomes S).  The engine
-evaluates those exactly in integers (engine.c).  Every compiled formula is
-checked here against the formula string itself, with exact rationals, before
-anything is written.  Python 3 standard library only."""
+metric names, units and groups, and compiles each formula (parsed by
+formulas.py, the parser gen_rules.py uses too) into a single quotient of two
+integer polynomials over the event counts and the slot count S (the literal
+slot count multiplying CPU_CYCLES becomes S).  The engine evaluates those
+exactly in integers (engine.c).  Every compiled formula is checked here
+against the formula string itself (formulas.oracle(): Python's own
+evaluation, with exact rationals) before anything is written.  Python 3
+standard library only."""
+import io
 import json
 import os
 import random
@@ -21,6 +24,9 @@ import re
 import sys
 from fractions import Fraction
 from math import gcd
+
+import formulas		# the parser shared with tools/prometheus/gen_rules.py
+import generated	# how the generators write their files
 
 SLOTS = 'S'
 
@@ -211,86 +217,13 @@ class R:
         return ({m: v // g for m, v in n.items()}, {m: v // g for m, v in d.items()})
 
 
-# --- formula parser -----------------------------------------------------------
-
-TOKEN = re.compile(r'\s*(?:(\d+)|([A-Z][A-Z0-9_]*)|(.))')
-
-
-def tokenize(s):
-    out = []
-    for num, name, op in TOKEN.findall(s):
-        if num:
-            out.append(('n', int(num)))
-        elif name:
-            out.append(('e', name))
-        elif op.strip():
-            if op not in '+-*/()':
-                raise ValueError(f'unexpected {op!r} in {s!r}')
-            out.append(('o', op))
-    return out
-
-
-def mark_slots(tokens, slots, formula):
-    """The slot-count literal that multiplies CPU_CYCLES becomes S."""
-    out = list(tokens)
-    for i, t in enumerate(tokens):
-        if t != ('n', slots):
-            continue
-        prev2 = tokens[i - 2:i] if i >= 2 else []
-        next2 = tokens[i + 1:i + 3]
-        if prev2 == [('e', 'CPU_CYCLES'), ('o', '*')] or \
-           next2 == [('o', '*'), ('e', 'CPU_CYCLES')]:
-            out[i] = ('s', SLOTS)
-    return out
-
-
-class Parser:
-    def __init__(self, tokens):
-        self.t, self.i = tokens, 0
-
-    def peek(self):
-        return self.t[self.i] if self.i < len(self.t) else None
-
-    def take(self):
-        t = self.peek()
-        self.i += 1
-        return t
-
-    def expr(self):
-        v = self.term()
-        while self.peek() in (('o', '+'), ('o', '-')):
-            op = self.take()[1]
-            w = self.term()
-            v = v + w if op == '+' else v - w
-        return v
-
-    def term(self):
-        v = self.atom()
-        while self.peek() in (('o', '*'), ('o', '/')):
-            op = self.take()[1]
-            w = self.atom()
-            v = v * w if op == '*' else v / w
-        return v
-
-    def atom(self):
-        t = self.take()
-        if t == ('o', '('):
-            v = self.expr()
-            if self.take() != ('o', ')'):
-                raise ValueError('unbalanced parentheses')
-            return v
-        if t and t[0] == 'n':
-            return R.const(t[1])
-        if t and t[0] in 'es':
-            return R.var(t[1])
-        raise ValueError(f'unexpected token {t}')
-
+# --- formulas -------------------------------------------------------------------
 
 def compile_formula(formula, slots):
-    p = Parser(mark_slots(tokenize(formula), slots, formula))
-    r = p.expr()
-    if p.peek() is not None:
-        raise ValueError(f'trailing tokens in {formula!r}')
+    """(N, D): the formula (formulas.py's tree) as a quotient of two integer
+    polynomials; the slot literal multiplying CPU_CYCLES becomes S."""
+    tree = formulas.parse(formula, slots)
+    r = formulas.fold(tree, R.const, R.var, lambda: R.var(SLOTS) * R.var(formulas.CYCLES))
     return r.quotient()
 
 
@@ -304,20 +237,15 @@ def peval(p, counts):
     return total
 
 
-def direct(formula, counts):
-    expr = re.sub(r'\b([A-Z][A-Z0-9_]*)\b', lambda m: f'Fraction(counts["{m.group(1)}"])', formula)
-    expr = re.sub(r'(?<![\w"])(\d+)(?![\w"])', r'Fraction(\1)', expr)
-    return eval(expr, {'Fraction': Fraction, 'counts': counts})  # noqa: S307
-
-
 def self_check(name, formula, events, slots, num, den):
+    """num / den equals Python's own evaluation of the formula string."""
     rng = random.Random(name)
+    want_fn = formulas.oracle(formula)
     for _ in range(200):
         counts = {e: rng.randrange(1, 1 << rng.choice([4, 20, 44])) for e in events}
         counts[SLOTS] = slots
-        try:
-            want = direct(formula, counts)
-        except ZeroDivisionError:
+        want = want_fn(counts)
+        if want is None:
             continue
         d = peval(den, counts)
         if d == 0 or Fraction(peval(num, counts), d) != want:
@@ -527,18 +455,11 @@ def main():
     if limits['events'] > 96 or limits['metrics'] > 96 or limits['groups'] > 32 or \
        limits['group_metrics'] > 12 or limits['mono'] > 16:
         raise SystemExit(f'tables exceed the engine limits (engine.h): {limits}')
-    tmp = sys.argv[1] + '.tmp'
-    with open(tmp, 'w') as out:
-        emit(models, out)
-    os.replace(tmp, sys.argv[1])
-    tmp = sys.argv[2] + '.tmp'
-    with open(tmp, 'w') as out:
-        emit_midr(models, out)
-    os.replace(tmp, sys.argv[2])
     header = os.path.join(os.path.dirname(sys.argv[1]), 'models.h')
-    with open(header + '.tmp', 'w') as out:
-        emit_header(models, out)
-    os.replace(header + '.tmp', header)
+    for path, emitter in ((sys.argv[1], emit), (sys.argv[2], emit_midr), (header, emit_header)):
+        out = io.StringIO()
+        emitter(models, out)
+        generated.write(path, out.getvalue())
     print(' '.join(f'{k}={v}' for k, v in limits.items()), file=sys.stderr)
 
 
