@@ -359,8 +359,6 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 			ppm = min_t(u64, mul_u64_u64_div_u64(good, 10000, ps->interval_ns), 10000);
 		len += sysfs_emit_at(buf, len, "set%u_coverage %llu.%02llu\nset%u_lost %llu\n",
 				     s, ppm / 100, ppm % 100, s, ps->lost);
-		len += sysfs_emit_at(buf, len, "set%u_seq %llu\nset%u_end_ns %llu\n",
-				     s, ps->seq, s, ps->end_ns);
 	}
 	kvfree(v);
 	return len;

@@ -21,6 +21,10 @@ CPUS=/sys/devices/system/cpu
 
 # ages_seq DIR GROUP: the interval GROUP's values come from
 ages_seq() { awk -v g="$2" '$1 == g { print $3 }' "$1/ages"; }
+# all_ages DIR: ages_seq of the default groups, in order: topdown_l1 (set 0),
+# topdown_frontend (sets 1, 2), topdown_backend (2, 3, 4), general (3),
+# l1i_cache and l1d_cache (5), l2_cache and ll_cache (6)
+all_ages() { awk '{ printf " %s", $3 }' "$1/ages"; }
 # st DIR NAME: a status value
 st() { value "$1/status" "$2"; }
 # want VECTOR METRIC: the exact value of METRIC over VECTOR's counts
@@ -42,17 +46,14 @@ expect_eq sets 7 "$(wc -l < $N3T/sets)"
 expect_eq slices-per-interval 2 "$NSETS"
 expect_eq status-sets-per-interval 2 "$(st $N3T/cpu1 sets_per_interval)"
 expect_eq after-1-seq 1 "$(st $N3T/cpu1 seq)"
-expect_eq after-1-set1-seq 1 "$(st $N3T/cpu1 set1_seq)"
-expect_eq after-1-set2-not-yet 0 "$(st $N3T/cpu1 set2_seq)"
+expect_eq after-1-ages " 1 0 0 0 0 0 0 0" "$(all_ages $N3T/cpu1)"
 
 # interval 2: sets 0 and 2, VEC_A on cpu1
 scripted_interval 1 "$VEC_A"
 expect_eq i2-seq 2 "$(st $N3T/cpu1 seq)"
-for s in 0 1 2 3 4 5 6; do
-	case $s in 0 | 2) w=2 ;; 1) w=1 ;; *) w=0 ;; esac
-	expect_eq "i2-set$s-seq" "$w" "$(st $N3T/cpu1 set${s}_seq)"
-done
-expect_eq i2-set2-end-is-interval-end "$(st $N3T/cpu1 end_ns)" "$(st $N3T/cpu1 set2_end_ns)"
+expect_eq i2-ages " 2 1 0 0 0 0 0 0" "$(all_ages $N3T/cpu1)"
+expect_eq i2-l1-end-is-interval-end "$(st $N3T/cpu1 end_ns)" \
+	"$(awk '$1 == "topdown_l1" { print $5 }' $N3T/cpu1/ages)"
 group_is i2-topdown_l1 $N3T/cpu1 topdown_l1 "$VEC_A"
 # set 3 (ipc) and set 6 (L2, LLC) have not had their turn: nan, seq 0
 group_is i2-general-nan $N3T/cpu1 general nan
@@ -71,16 +72,7 @@ for i in 3 4 5 6 7; do scripted_interval 1 "$VEC_A"; done
 expect_eq i7-seq 7 "$(st $N3T/cpu1 seq)"
 check_values i7-cpu1 $N3T/cpu1 "$VEC_A"
 check_values i7-system $N3T/system "$VEC_A"
-got=
-for s in 0 1 2 3 4 5 6; do got="$got $(st $N3T/cpu1 set${s}_seq)"; done
-expect_eq i7-set-seqs " 7 7 2 3 4 5 6" "$got"
-got=
-for g in topdown_l1 topdown_frontend topdown_backend general l1i_cache l1d_cache l2_cache ll_cache; do
-	got="$got $(ages_seq $N3T/cpu1 $g)"
-done
-expect_eq i7-group-ages " 7 2 2 3 5 5 6 6" "$got"
-expect_eq i7-age-end-is-set-end "$(st $N3T/cpu1 set3_end_ns)" \
-	"$(awk '$1 == "general" { print $5 }' $N3T/cpu1/ages)"
+expect_eq i7-group-ages " 7 2 2 3 5 5 6 6" "$(all_ages $N3T/cpu1)"
 check i7-age-ms-number grep -q '^general seq 3 end_ns [0-9]* age_ms [0-9][0-9]*$' $N3T/cpu1/ages
 # system/: the same turns on every CPU
 expect_eq i7-system-ages "$(cut -d' ' -f1-3 $N3T/cpu1/ages)" "$(cut -d' ' -f1-3 $N3T/system/ages)"
@@ -109,8 +101,8 @@ expect_eq i8-backend_busy_bound-set3-kept "$(want "$VEC_A" backend_busy_bound)" 
 	"$(value $N3T/cpu1/topdown_backend backend_busy_bound)"
 group_is i8-general-kept $N3T/cpu1 general "$VEC_A"
 group_is i8-l2-kept $N3T/cpu1 l2_cache "$VEC_A"
-expect_eq i8-set2-seq 8 "$(st $N3T/cpu1 set2_seq)"
-expect_eq i8-set3-seq 3 "$(st $N3T/cpu1 set3_seq)"
+# sets 0..6 were last counted in intervals 8 7 8 3 4 5 6
+expect_eq i8-ages " 8 7 3 3 5 5 6 6" "$(all_ages $N3T/cpu1)"
 
 # a pause in the middle of interval 9 (sets 0, 3): the resume starts that
 # turn again; the values start over (nan, seq 0) and seq goes on
@@ -118,11 +110,10 @@ inject 1 "$VEC_A"
 advance -1
 echo 0 > $N3T/enabled
 echo 1 > $N3T/enabled
-expect_eq resume-set3-not-yet 0 "$(st $N3T/cpu1 set3_seq)"
+expect_eq resume-nothing-yet " 0 0 0 0 0 0 0 0" "$(all_ages $N3T/cpu1)"
 scripted_interval 1 "$VEC_A"
 expect_eq resume-seq-goes-on 9 "$(st $N3T/cpu1 seq)"
-expect_eq resume-turn-again-set3 9 "$(st $N3T/cpu1 set3_seq)"
-expect_eq resume-set4-not-yet 0 "$(st $N3T/cpu1 set4_seq)"
+expect_eq resume-turn-again-set3 " 9 0 0 9 0 0 0 0" "$(all_ages $N3T/cpu1)"
 group_is resume-general $N3T/cpu1 general "$VEC_A"
 group_is resume-l2-nan $N3T/cpu1 l2_cache nan
 
@@ -134,9 +125,10 @@ echo 0 > $CPUS/cpu1/online
 echo 1 > $CPUS/cpu1/online
 scripted_interval 1 "$VEC_B"
 expect_eq hotplug-cpu1-seq 10 "$(st $N3T/cpu1 seq)"
-expect_eq hotplug-cpu1-set4 10 "$(st $N3T/cpu1 set4_seq)"
+# cpu1 started over: set 4 (backend memory) is its only deeper set so far
+expect_eq hotplug-cpu1-ages " 10 0 0 0 0 0 0 0" "$(all_ages $N3T/cpu1)"
 expect_eq hotplug-cpu2-seq 10 "$(st $N3T/cpu2 seq)"
-expect_eq hotplug-cpu2-set4 10 "$(st $N3T/cpu2 set4_seq)"
+expect_eq hotplug-cpu2-ages " 10 0 0 9 0 0 0 0" "$(all_ages $N3T/cpu2)"
 expect_eq hotplug-cpu1-backend_mem_cache_bound "$(want "$VEC_B" backend_mem_cache_bound)" \
 	"$(value $N3T/cpu1/topdown_backend backend_mem_cache_bound)"
 
@@ -144,7 +136,7 @@ expect_eq hotplug-cpu1-backend_mem_cache_bound "$(want "$VEC_B" backend_mem_cach
 echo 59000 > $N3T/interval_ms
 scripted_interval 1 "$VEC_A"
 expect_eq reconf-seq-goes-on 11 "$(st $N3T/cpu1 seq)"
-expect_eq reconf-set5 11 "$(st $N3T/cpu1 set5_seq)"
+expect_eq reconf-set5 " 11 0 0 0 11 11 0 0" "$(all_ages $N3T/cpu1)"
 group_is reconf-l1d $N3T/cpu1 l1d_cache "$VEC_A"
 
 # bad input changes nothing
@@ -159,15 +151,13 @@ check schedule-file-all grep -qx 'rotate \[all\]' $N3T/schedule
 NSETS=7
 scripted_interval 1 "$VEC_B"
 expect_eq all-sets-per-interval 7 "$(st $N3T/cpu1 sets_per_interval)"
-got=
-for s in 0 1 2 3 4 5 6; do got="$got $(st $N3T/cpu1 set${s}_seq)"; done
-expect_eq all-set-seqs " 12 12 12 12 12 12 12" "$got"
+expect_eq all-ages " 12 12 12 12 12 12 12 12" "$(all_ages $N3T/cpu1)"
 check_values all-cpu1 $N3T/cpu1 "$VEC_B"
 echo rotate > $N3T/schedule
 NSETS=2
 scripted_interval 1 "$VEC_A"
 expect_eq back-sets-per-interval 2 "$(st $N3T/cpu1 sets_per_interval)"
-expect_eq back-set6-turn 13 "$(st $N3T/cpu1 set6_seq)"
+expect_eq back-set6-turn " 13 0 0 0 0 0 13 13" "$(all_ages $N3T/cpu1)"
 tp_teardown
 
 # the module parameter takes the same words
