@@ -20,7 +20,10 @@ module prints them: expected.py) and as the binary snapshot (uapi/linux/n3teleme
 ABI 2, native byte order, with its names section); values are fixed,
 made-up numbers.
 
-variants: good (default), all-groups (every group selected), malformed,
+variants: good (default), all-groups (every group selected), rotate (the
+rotating schedule's ages: cpuN/ages and the snapshot's group_seq and
+group_end_ns; the k-th selected group after topdown_l1 is k intervals old,
+k = 1..5 in turn), malformed,
 missing-file, no-snapshot, and the
 snapshot errors bad-magic, swapped (the other byte order), bad-version,
 bad-sizes, truncated, bad-names, bad-model-index, too-many-metrics."""
@@ -104,6 +107,15 @@ def put(rel, text):
         f.write(text)
 
 
+def age_seq(k):
+    """rotate: the interval the k-th selected group's values come from"""
+    return 42 - (k + 4) % 5 - 1 if k else 42
+
+
+def age_end(k):
+    return 84000000000 - (42 - age_seq(k)) * 1000000000
+
+
 # --- the text tree -----------------------------------------------------------
 put('version', '0.3.0\n')
 put('cpu_model', ''.join(m.name + '\n' for m in models))
@@ -145,6 +157,11 @@ for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
         f'set0_coverage {"0.00" if idle else "99.50"}\nset0_lost 0\n')
     put(f'{d}/events', ''.join(f'{e} {m.counts(cpu, e)[0]} {m.counts(cpu, e)[1]}\n'
                                for e in sorted(m.used, key=m.events.index)))
+    if variant == 'rotate':
+        put(f'{d}/ages', ''.join(
+            f'{m.groups[g][0]} seq 0 end_ns 0 age_ms nan\n' if idle else
+            f'{m.groups[g][0]} seq {age_seq(k)} end_ns {age_end(k)} age_ms 1000\n'
+            for k, g in enumerate(m.default)))
 
 if variant == 'malformed':
     put('cpu1/general', 'ipc one-point-two\n')
@@ -166,7 +183,7 @@ if variant != 'no-snapshot':
         lines.insert(3, 'metric 0 two ipc 3 per cycle')
     names_text = ''.join(ln + '\n' for ln in lines).encode()
     hdr_size = 56
-    rec_size = 8 + 24 + 24 + 32 + 8 * 3 * MAX + 8
+    rec_size = 8 + 24 + 24 + 32 + 8 * 3 * MAX + 8 + (16 * 32 if variant == 'rotate' else 0)
     names_off = hdr_size
     recs_off = (names_off + len(names_text) + 7) // 8 * 8
     magic = 0x5354334e if variant != 'bad-magic' else 0x12345678
@@ -206,6 +223,12 @@ if variant != 'no-snapshot':
                             k, nev, nm, 0, *valid, *counted)
         data += struct.pack(f'{order}{MAX}q', *vals) + struct.pack(f'{order}{MAX}Q', *ec) + \
             struct.pack(f'{order}{MAX}Q', *ens) + struct.pack(order + 'Q', c)
+        if variant == 'rotate':
+            gseq, gend = [0] * 32, [0] * 32
+            for k, g in enumerate(m.default):
+                if not idle:
+                    gseq[g], gend[g] = age_seq(k), age_end(k)
+            data += struct.pack(f'{order}32Q', *gseq) + struct.pack(f'{order}32Q', *gend)
     if variant == 'truncated':
         data = data[:-100]
     with open(os.path.join(root, 'snapshot'), 'wb') as f:
