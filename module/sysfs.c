@@ -16,10 +16,22 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "models.h"
 #include "n3telemetry.h"
 
 #define N3T_SYSTEM	(-1)
 #define N3T_WRITE_MAX	512
+
+/*
+ * show() prints into one page.  The longest text of each file for every
+ * table is computed by tools/models/gen_models.py (models.h) and checked
+ * beside its show(); here, that the limits it assumed are the module's.
+ */
+static_assert(N3T_TEXT_VALUE_BUF == N3T_VALUE_BUF,
+	      "gen_models.py VALUE_BUF differs from N3T_VALUE_BUF: update and regenerate");
+static_assert(N3T_TEXT_DOMAINS == N3T_MAX_DOMAINS,
+	      "gen_models.py MAX_DOMAINS differs from N3T_MAX_DOMAINS: update and regenerate");
+static_assert(N3T_TEXT_MAX <= PAGE_SIZE, "a sysfs file's text does not fit in a page");
 
 static struct kobject *n3t_kobj;
 static enum cpuhp_state n3t_sysfs_hp;
@@ -260,6 +272,9 @@ static int n3t_attr_group(const struct n3t_domain *dom, const struct attribute *
 	return n3t_group_by_name(dom->model, attr->name, strlen(attr->name));
 }
 
+static_assert(N3T_TEXT_MAX_GROUP_FILE <= PAGE_SIZE,
+	      "cpuN/<group>: the largest group's text does not fit in a page");
+
 static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	const struct n3t_group_desc *grp;
@@ -293,6 +308,8 @@ static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return len;
 }
 
+static_assert(N3T_TEXT_MAX_EVENTS <= PAGE_SIZE, "cpuN/events does not fit in a page");
+
 static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	struct n3t_view *v;
@@ -311,6 +328,8 @@ static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 	return len;
 }
 
+static_assert(N3T_TEXT_MAX_DIR_CPU_MODEL <= PAGE_SIZE, "cpuN/cpu_model does not fit in a page");
+
 static ssize_t cpu_model_dir_show(struct kobject *kobj, struct kobj_attribute *attr,
 				  char *buf)
 {
@@ -324,6 +343,11 @@ static ssize_t cpu_model_dir_show(struct kobject *kobj, struct kobj_attribute *a
 			  n3t_cpu_wanted(n3t_dir_cpu(kobj)) ? "unsupported" : "isolated");
 }
 
+/*
+ * Not checked against the page: with four lines per set, the text outgrows
+ * a page beyond 32 sets (N3T_TEXT_MAX_STATUS; neoverse-n3 and -v3 pack 56
+ * with two counters and every group), and sysfs_emit_at() then cuts it.
+ */
 static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	struct n3t_view *v;
@@ -363,6 +387,8 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 	kvfree(v);
 	return len;
 }
+
+static_assert(N3T_TEXT_MAX_AGES <= PAGE_SIZE, "cpuN/ages does not fit in a page");
 
 /*
  * How old each selected group's values are: its oldest set's latest
@@ -538,6 +564,8 @@ static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr, c
 	return sysfs_emit(buf, "%s\n", N3T_VERSION);
 }
 
+static_assert(N3T_TEXT_MAX_CPU_MODEL <= PAGE_SIZE, "cpu_model does not fit in a page");
+
 static ssize_t cpu_model_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	unsigned int d;
@@ -621,6 +649,9 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ? ret : count;
 }
 
+static_assert(N3T_TEXT_MAX_GROUP_LIST <= PAGE_SIZE,
+	      "groups, available_groups: the names do not fit in a page");
+
 /* The group names of every domain, @sel's (or all), each name once. */
 static int n3t_emit_groups(char *buf, const u32 *sel)
 {
@@ -676,6 +707,8 @@ static ssize_t available_groups_show(struct kobject *kobj, struct kobj_attribute
 {
 	return n3t_emit_groups(buf, NULL);
 }
+
+static_assert(N3T_TEXT_MAX_SETS <= PAGE_SIZE, "sets: a plan's sets do not fit in a page");
 
 static int n3t_emit_sets(const struct n3t_domain *d, char *buf)
 {
@@ -775,6 +808,9 @@ static ssize_t model_sets_show(struct kobject *kobj, struct kobj_attribute *attr
 	return n3t_emit_sets(n3t_kobj_dom(kobj), buf);
 }
 
+static_assert(N3T_TEXT_MAX_MODEL_EVENTS <= PAGE_SIZE,
+	      "models/<model>/events: the events do not fit in a page");
+
 static ssize_t model_events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	const struct n3t_model *model = n3t_kobj_dom(kobj)->model;
@@ -786,6 +822,9 @@ static ssize_t model_events_show(struct kobject *kobj, struct kobj_attribute *at
 				     model->events[e].code);
 	return len;
 }
+
+static_assert(N3T_TEXT_MAX_MODEL_METRICS <= PAGE_SIZE,
+	      "models/<model>/metrics: the metrics do not fit in a page");
 
 static ssize_t model_metrics_show(struct kobject *kobj, struct kobj_attribute *attr,
 				  char *buf)
@@ -801,6 +840,9 @@ static ssize_t model_metrics_show(struct kobject *kobj, struct kobj_attribute *a
 	}
 	return len;
 }
+
+static_assert(N3T_TEXT_MAX_MODEL_GROUPS <= PAGE_SIZE,
+	      "models/<model>/groups: the groups do not fit in a page");
 
 static ssize_t model_groups_show(struct kobject *kobj, struct kobj_attribute *attr,
 				 char *buf)

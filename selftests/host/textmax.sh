@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host: every sysfs file's text fits in show()'s page for every table.
+# tools/models/gen_models.py bounds the longest text of each file
+# (N3T_TEXT_MAX_* in module/models.h, checked against PAGE_SIZE by
+# static_assert in module/sysfs.c).  Here: the bounds are at least the
+# longest texts really made from the engine's tables and packer
+# (textmax.c: sysfs.c's formats at their widest, over every capacity and
+# many selections), per model as well (gen_models.py --text-bounds); the
+# files that must fit do; and a table too large for a page is refused.
+# usage: textmax.sh [BUILDDIR]
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$top/build}
+mkdir -p "$out"
+specdir=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}
+gen=$top/tools/models/gen_models.py
+page=4096
+tmp=$(mktemp -d "$out/textmax.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# 1. the longest real texts against the generated bounds
+if gcc -O2 -Wall -Wextra -Werror -I"$top/module" -I"$top/tools/include" -I"$top/uapi" \
+	-o "$out/textmax" "$top/selftests/host/textmax.c" "$top/module/engine.c" \
+	"$top/module/models.c" 2> "$tmp/cc.err"; then
+	echo "ok textmax-builds"
+else
+	sed 's/^/# /' "$tmp/cc.err"
+	echo "not ok textmax-builds"
+	exit 1
+fi
+"$out/textmax" > "$tmp/real" || echo "not ok textmax-runs"
+specs=("$specdir"/neoverse-*.json)
+if [ -r "${specs[0]}" ]; then
+	python3 "$gen" --text-bounds "${specs[@]}" > "$tmp/per-model" 2> "$tmp/gen.err" ||
+		{ sed 's/^/# /' "$tmp/gen.err"; echo "not ok textmax-generator-bounds"; }
+else
+	echo "# SKIP per-model bounds: no descriptions in $specdir (set N3T_SPEC_DIR)"
+	: > "$tmp/per-model"
+fi
+python3 - "$tmp/real" "$tmp/per-model" "$page" <<'PY'
+import sys
+real, bound, per = [], {}, {}
+for line in open(sys.argv[1]):
+    w = line.split()
+    if w[0] == 'real' and w[1] != 'max_sets':
+        real.append((w[1], w[2], int(w[3]), ' '.join(w[4:])))
+    elif w[0] == 'bound':
+        bound[w[1]] = int(w[2])
+for line in open(sys.argv[2]):
+    key, model, n = line.split()
+    per[key, model] = int(n)
+page = int(sys.argv[3])
+for key, model, n, how in real:
+    b, pb = bound[key], per.get((key, model))
+    ok = n <= b and (pb is None or n <= pb)
+    note = f' (per model {pb})' if pb is not None else ''
+    print(f'# {key} {model}: real {n}, bound {b}{note}{", " + how if how else ""}')
+    print(f'{"ok" if ok else "not ok"} text-bound/{key}/{model}')
+# models.h holds the largest per-model bound of each file
+if per:
+    bad = [k for k in bound if k != 'max' and
+           bound[k] != max(n for (key, _), n in per.items() if key == k)]
+    if bad:
+        print(f'# models.h differs from gen_models.py --text-bounds: {bad}')
+    print(f'{"not ok" if bad else "ok"} text-bounds-header-matches-generator')
+# every file fits but the status files (see module/sysfs.c status_show())
+for key, b in sorted(bound.items()):
+    if key == 'status':
+        worst = max((n, model, how) for k, model, n, how in real if k == key)
+        if worst[0] > page:
+            print(f'# known: cpuN/status reaches {worst[0]} bytes, more than a page '
+                  f'({worst[1]}, {worst[2]}); bound {b}')
+        continue
+    print(f'# {key}: at most {b} bytes of {page}')
+    print(f'{"ok" if b <= page else "not ok"} text-fits-page/{key}')
+PY
+
+# 2. a table too large for a page is refused: exit status non-zero, a
+# message naming the file, the outputs untouched.  fake NAME PYTHON WANT
+n3=$specdir/neoverse-n3.json
+fake() {
+	local name=$1 code=$2 want=$3 d=$tmp/$1
+	mkdir "$d"
+	echo "keep" > "$d/models.c"
+	echo "keep" > "$d/models_midr.h"
+	python3 - "$n3" "$d/neoverse-n3.json" "$code" <<'PY' || return 1
+import json
+import re
+import sys
+spec = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(spec, open(sys.argv[2], 'w'))
+PY
+	python3 "$gen" "$d/models.c" "$d/models_midr.h" "$d/neoverse-n3.json" \
+		> "$d/out" 2> "$d/err"
+	rc=$?
+	if [ $rc != 0 ] && grep -q -- "$want" "$d/err" && grep -q "more than a page" "$d/err" &&
+	   ! grep -q Traceback "$d/err" &&
+	   [ "$(cat "$d/models.c")" = keep ] && [ "$(cat "$d/models_midr.h")" = keep ]; then
+		echo "# $(head -1 "$d/err")"
+		echo "ok textmax-generator-refuses-$name"
+	else
+		sed 's/^/# /' "$d/err" | tail -5
+		echo "not ok textmax-generator-refuses-$name (exit $rc)"
+	fi
+}
+if [ -r "$n3" ]; then
+	# 40 more characters per metric name: models/<model>/metrics passes a page
+	fake long-metric-names "
+ren = {m: m + '_' + 'x' * 39 for m in spec['metrics']}
+spec['metrics'] = {ren[m]: v for m, v in spec['metrics'].items()}
+for g in spec['groups']['metrics'].values():
+    g['metrics'] = [ren[m] for m in g['metrics']]
+" "models/<model>/metrics"
+	# 7 more characters per event name but CPU_CYCLES: cpuN/events (3740
+	# bytes for neoverse-n3, 20-digit counts) passes a page, nothing else
+	fake long-event-names "
+used = {e for m in spec['metrics'].values() for e in m['events']} - {'CPU_CYCLES'}
+ren = {e: e + '_LONGER' for e in used}
+spec['events'] = {ren.get(e, e): v for e, v in spec['events'].items()}
+for m in spec['metrics'].values():
+    m['events'] = [ren.get(e, e) for e in m['events']]
+    m['formula'] = re.sub(r'\b[A-Z][A-Z0-9_]*\b', lambda x: ren.get(x.group(0), x.group(0)),
+                          m['formula'])
+" "cpuN/events"
+else
+	echo "# SKIP oversized tables: no descriptions in $specdir (set N3T_SPEC_DIR)"
+fi
