@@ -18,8 +18,7 @@ extern const struct n3t_model n3t_neoverse_n3;
  * bytes: 20 digits for a u64, 10 for a u32, N3T_VALUE_BUF - 1 characters
  * for a value or an age, at most one set per metric.  sysfs.c checks each
  * against show()'s page (static_assert), and the limits the bounds assume
- * against its own.  N3T_TEXT_MAX: the longest of the files that fit, all
- * but status (see sysfs.c).
+ * against its own.  N3T_TEXT_MAX: the longest of them.
  */
 #define N3T_TEXT_VALUE_BUF	24	/* N3T_VALUE_BUF */
 #define N3T_TEXT_DOMAINS	4	/* N3T_MAX_DOMAINS */
@@ -38,13 +37,13 @@ extern const struct n3t_model n3t_neoverse_n3;
 /* cpuN/ages, system/ages (neoverse-v3): every group selected */
 #define N3T_TEXT_MAX_AGES	1697
 /* cpuN/status, system/status (neoverse-v3): a set per metric */
-#define N3T_TEXT_MAX_STATUS	8201
+#define N3T_TEXT_MAX_STATUS	3866
 /* cpuN/cpu_model, system/cpu_model (neoverse-n2-r0p3): the longest name */
 #define N3T_TEXT_MAX_DIR_CPU_MODEL	17
 /* groups, available_groups (all): the names of the N3T_MAX_DOMAINS models with the most */
 #define N3T_TEXT_MAX_GROUP_LIST	185
 /* cpu_model (all): the N3T_MAX_DOMAINS longest names, all forced */
 #define N3T_TEXT_MAX_CPU_MODEL	89
-#define N3T_TEXT_MAX	3799
+#define N3T_TEXT_MAX	3866
 
 #endif /* N3T_MODELS_H */

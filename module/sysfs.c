@@ -343,11 +343,8 @@ static ssize_t cpu_model_dir_show(struct kobject *kobj, struct kobj_attribute *a
 			  n3t_cpu_wanted(n3t_dir_cpu(kobj)) ? "unsupported" : "isolated");
 }
 
-/*
- * Not checked against the page: with four lines per set, the text outgrows
- * a page beyond 32 sets (N3T_TEXT_MAX_STATUS; neoverse-n3 and -v3 pack 56
- * with two counters and every group), and sysfs_emit_at() then cuts it.
- */
+/* two lines per set, a set per metric at most: per-set ages are in ages */
+static_assert(N3T_TEXT_MAX_STATUS <= PAGE_SIZE, "cpuN/status does not fit in a page");
 static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	struct n3t_view *v;

@@ -92,7 +92,6 @@ static int status_len(const struct n3t_plan *p)
 	for (s = 0; s < p->nr_sets; s++) {
 		len += tlen("set%u_coverage %llu.%02llu\nset%u_lost %llu\n", s, 100ULL, 0ULL, s,
 			    U64_WIDE);
-		len += tlen("set%u_seq %llu\nset%u_end_ns %llu\n", s, U64_WIDE, s, U64_WIDE);
 	}
 	return len;
 }

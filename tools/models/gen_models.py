@@ -360,10 +360,7 @@ TEXT_FILES = [
 ]
 # Files known not to fit in a page whatever the bound: reported, not
 # refused, and not in N3T_TEXT_MAX; sysfs.c says so where they are shown.
-OVER_PAGE = {
-    'status': 'four lines per set (coverage, lost, seq, end_ns) outgrow a page '
-              'past 32 sets (neoverse-n3 and -v3 pack 56 with 2 counters and every group)',
-}
+OVER_PAGE = {}
 
 
 def metric_events(metric):
@@ -398,8 +395,7 @@ def text_bounds(mdl):
     system = f'state {max(SYSTEM_STATES, key=len)}\ncpus_collecting {U32}\n' \
         f'cpus_isolated {U32}\ncpus_failed {U32}\ncpus_unsupported {U32}\n'
     b['status'] = len(head) + max(len(cpu), len(system)) + \
-        sum(len(f'set{s}_coverage {COVERAGE}\nset{s}_lost {U64}\n'
-                f'set{s}_seq {U64}\nset{s}_end_ns {U64}\n') for s in range(nr_sets))
+        sum(len(f'set{s}_coverage {COVERAGE}\nset{s}_lost {U64}\n') for s in range(nr_sets))
     b['dir_cpu_model'] = max(len(f'{x}\n') for x in [mdl['file']] + DIR_NO_MODEL)
     return b
 
@@ -540,8 +536,11 @@ def emit_header(models, out):
     w(' * bytes: 20 digits for a u64, 10 for a u32, N3T_VALUE_BUF - 1 characters\n')
     w(' * for a value or an age, at most one set per metric.  sysfs.c checks each\n')
     w(' * against show()\'s page (static_assert), and the limits the bounds assume\n')
-    w(' * against its own.  N3T_TEXT_MAX: the longest of the files that fit, all\n')
-    w(' * but ' + ', '.join(sorted(OVER_PAGE)) + ' (see sysfs.c).\n */\n')
+    if OVER_PAGE:
+        w(' * against its own.  N3T_TEXT_MAX: the longest of the files that fit, all\n')
+        w(' * but ' + ', '.join(sorted(OVER_PAGE)) + ' (see sysfs.c).\n */\n')
+    else:
+        w(' * against its own.  N3T_TEXT_MAX: the longest of them.\n */\n')
     w(f'#define N3T_TEXT_VALUE_BUF\t{VALUE_BUF}\t/* N3T_VALUE_BUF */\n')
     w(f'#define N3T_TEXT_DOMAINS\t{MAX_DOMAINS}\t/* N3T_MAX_DOMAINS */\n')
     rows = text_table(models)
