@@ -9,7 +9,8 @@
  * PATH (default /metrics) now and then every PERIOD seconds (absolute
  * CLOCK_MONOTONIC deadlines, so the scrapes do not drift), reading each
  * whole response (Content-Length or chunked) into a buffer it throws away.
- * Nothing is started per scrape.  If the server closes the connection the
+ * Nothing is started per scrape.  The first connection waits up to 5 s for
+ * the server to listen; if the server closes the connection later, the
  * next scrape reconnects (counted).  On SIGTERM or SIGINT one line on
  * stdout: "scrapes N failed F reconnects R bytes B".
  */
@@ -175,7 +176,7 @@ int main(int argc, char **argv)
 	int port = argc > 2 ? atoi(argv[2]) : 9100;
 	const char *path = argc > 3 ? argv[3] : "/metrics";
 	struct sigaction sa = { .sa_handler = on_term };
-	struct timespec next;
+	struct timespec next, now;
 	double period;
 	char req[512];
 
@@ -197,6 +198,11 @@ int main(int argc, char **argv)
 			if (scrapes)
 				reconnects++;
 			r = connect_local(port);
+			/* the first time, give the server up to 5 s to listen */
+			for (int i = 0; r && !scrapes && !stop && i < 50; i++) {
+				usleep(100000);
+				r = connect_local(port);
+			}
 		} else {
 			r = 0;
 		}
@@ -214,12 +220,17 @@ int main(int argc, char **argv)
 			close(fd);
 			fd = -1;
 		}
-		next.tv_sec += (time_t)period;
-		next.tv_nsec += (long)((period - (time_t)period) * 1e9);
-		if (next.tv_nsec >= 1000000000L) {
-			next.tv_sec++;
-			next.tv_nsec -= 1000000000L;
-		}
+		/* the next deadline still ahead (a slow scrape skips, never bunches) */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		do {
+			next.tv_sec += (time_t)period;
+			next.tv_nsec += (long)((period - (time_t)period) * 1e9);
+			if (next.tv_nsec >= 1000000000L) {
+				next.tv_sec++;
+				next.tv_nsec -= 1000000000L;
+			}
+		} while (next.tv_sec < now.tv_sec ||
+			 (next.tv_sec == now.tv_sec && next.tv_nsec <= now.tv_nsec));
 		while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
 	}

@@ -201,7 +201,9 @@ class Boot:
                     # slices the sampler ran between the snapshots, per interval
                     out['spi'] = (sum(s for s, _ in co.values()) /
                                   (span / 1e9 * sum(per)))
-                if spi:
+                # the schedule's count where the sampler ran it (a window's
+                # partial intervals blur the measured one a little)
+                if spi and abs(out.get('spi', spi) / spi - 1) <= 0.25:
                     out['slices'] = spi * sum(per) / len(per)
                     out['ins_slice'] = out['lost'] / out['slices']
             if 'slices' not in out and co and span:
