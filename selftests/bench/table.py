@@ -316,10 +316,12 @@ def cost_tables(cost, out):
         out.append(line)
     if short:
         out.append(f'  * the peer did less than {PEER_DONE:.0%} of its nominal work in the run (perf stat\'s '
-                   'intervals, the')
-        out.append('    scrapes answered; see the peers below): QEMU\'s round robin delays its timers, '
-                   'or node_exporter')
-        out.append('    did not answer; the figure is not its cost at its nominal rate')
+                   'intervals, scrapes')
+        out.append('    answered; see the peers below): QEMU runs N vCPUs round robin, each at 1/N of the '
+                   'guest\'s')
+        out.append('    instructions a second, so its timers slip and node_exporter may not even answer; '
+                   'the figure')
+        out.append('    is not its cost at its nominal rate')
     out.append('')
     out.append('The module: slices per CPU per guest second / nominal (slices an interval / interval;')
     out.append('an interval is every set for schedule=all, topdown_l1\'s set and one other for rotate),')
@@ -489,6 +491,16 @@ def check_target(out, name, ok, detail):
     out.append(f'  {word:8} {name}: {detail}')
 
 
+def scale_drift(scale):
+    """the scaling runs' interval lengths against nominal, for the record
+    (QEMU's round robin slows every vCPU's timers as vCPUs are added)"""
+    d = [(n, m['ivl_ms'] / m['nominal_ms'] - 1) for n, m in sorted(scale.items())
+         if m.get('ivl_ms') and m.get('nominal_ms')]
+    if not d:
+        return ''
+    return '; intervals in the scaling runs ' + ', '.join(f'{n}: {x * 100:+.1f}%' for n, x in d)
+
+
 def report(boots, kernel):
     out = [f'make bench, {kernel}, qemu-system-aarch64 -M virt,gic-version=3 -cpu max '
            f'-icount shift=0,sleep=off', '']
@@ -563,7 +575,8 @@ def report(boots, kernel):
                  None if d is None else abs(d) <= TARGET_DRIFT and sched_ok,
                  f'intervals {num(ivl, ".1f")} ms of {num(nom_ms, "g")} ({num(None if d is None else d * 100, "+.2f")}%), '
                  f'{num(mod.get("slices"), ".2f")} slices/s of {num(mod.get("nominal"), ".2f")}; '
-                 f'{num(spi, ".1f")} slices an interval, schedule {sched}: {num(spi_exp, "g")}')
+                 f'{num(spi, ".1f")} slices an interval, schedule {sched}: {num(spi_exp, "g")}'
+                 + scale_drift(scale))
     per = {n: m.get('ins_slice') for n, m in scale.items() if m.get('ins_slice')}
     if len(per) >= 2 and min(per) in per:
         ref = per[min(per)]
