@@ -148,8 +148,9 @@ stop() {	# stop CONFIG
 # when it has neither (a module from before schedule=, every set every
 # interval)
 schedule() {
-	cat $N3T/schedule 2>/dev/null || cat /sys/module/n3telemetry/parameters/schedule 2>/dev/null ||
-		echo none
+	# the file reads "[rotate] all": the one in brackets
+	sed -n 's/.*\[\([a-z]*\)\].*/\1/p' $N3T/schedule 2>/dev/null | grep . ||
+		cat /sys/module/n3telemetry/parameters/schedule 2>/dev/null || echo none
 }
 
 # per CPU: seq end_ns (status) and slices cost_ns (debugfs cost)
