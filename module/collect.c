@@ -920,12 +920,11 @@ static void n3t_start(bool quiet)
 	/* the plans and capacities written before, for the online callback */
 	smp_store_release(&n3t_running, true);
 	for_each_possible_cpu(cpu) {
+		/* an offline CPU is set up by its online callback */
 		cpus_read_lock();
-		if (!cpu_online(cpu))
-			;
-		else if (!n3t_cpu_wanted(cpu))
+		if (cpu_online(cpu) && !n3t_cpu_wanted(cpu))
 			WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_ISOLATED);
-		else if (!rcu_access_pointer(per_cpu(n3t_pcpu, cpu)))
+		else if (cpu_online(cpu) && !rcu_access_pointer(per_cpu(n3t_pcpu, cpu)))
 			work_on_cpu(cpu, n3t_cpu_up_fn, (void *)(unsigned long)cpu);
 		cpus_read_unlock();
 		cond_resched();
