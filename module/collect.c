@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * n3telemetry collection: per-CPU pinned kernel counters, one event set
- * counting at a time, rotated by a CPU-bound deferrable work item; CPU
- * hotplug; capacity probing; publication of each interval's results.
+ * n3telemetry collection: per-CPU kernel counters (flexible, or pinned with
+ * pinned=1), one event set counting at a time, switched by a CPU-bound
+ * deferrable work item on a schedule (enum n3t_schedule: by default the
+ * first group's sets every interval and the others in turn); CPU hotplug;
+ * capacity probing; publication of each set's latest interval.
  *
  * perf_event_create_kernel_counter() cannot create groups, so the module
  * itself guarantees co-scheduling: every event of every set is created
- * pinned and disabled, and on each CPU exactly one set is enabled at a time.
+ * disabled, on each CPU exactly one set is enabled at a time, and a slice
+ * in which any member did not count the whole time is discarded.
  * Reads and set switches run in work bound to the events' CPU, where
  * perf_event_read_value(), perf_event_enable() and perf_event_disable() act
  * locally without an IPI.
