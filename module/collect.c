@@ -229,13 +229,6 @@ static unsigned int n3t_slot_set(const struct n3t_cpu *pc, unsigned int slot,
 	return pc->nr_every + turn % (pc->nr_sets - pc->nr_every);
 }
 
-/* Whether set @s counts in the interval at @turn. */
-static bool n3t_set_in_turn(const struct n3t_cpu *pc, unsigned int s, unsigned int turn)
-{
-	return s < pc->nr_every ||
-	       (pc->nr_slots > pc->nr_every && s == n3t_slot_set(pc, pc->nr_every, turn));
-}
-
 /* The rotation position after @turn. */
 static unsigned int n3t_next_turn(const struct n3t_cpu *pc, unsigned int turn)
 {
@@ -373,6 +366,8 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	const struct n3t_plan *plan = pc->plan;
 	struct n3t_result *r = &pc->scratch;
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
+	/* the interval's sets: 0 .. nr_every - 1, and the last slot's */
+	unsigned int last = n3t_slot_set(pc, pc->nr_slots - 1, pc->turn);
 	unsigned int slot, s, i;
 	bool repack = false;
 
@@ -381,8 +376,10 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	r->interval_ns = now - pc->interval_start;
 	r->nr_sets = pc->nr_slots;
 	for (slot = 0; slot < pc->nr_slots; slot++) {
-		struct n3t_cpu_set *cs = &pc->set[n3t_slot_set(pc, slot, pc->turn)];
+		struct n3t_cpu_set *cs;
 
+		s = slot < pc->nr_slots - 1 ? slot : last;
+		cs = &pc->set[s];
 		bitmap_zero(counted, N3T_MAX_EVENTS);
 		if (cs->good_ns) {
 			for (i = cs->first; i < cs->first + cs->nr; i++) {
@@ -391,14 +388,15 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 					__set_bit(pc->ev[i].ev, counted);
 			}
 		}
-		n3t_eval_set(plan, n3t_slot_set(pc, slot, pc->turn), pc->count_scratch, counted,
-			     pc->dom->slots, r->value, r->valid);
+		n3t_eval_set(plan, s, pc->count_scratch, counted, pc->dom->slots, r->value,
+			     r->valid);
 	}
 	/* the events with a measurement: each set's latest interval's */
 	bitmap_zero(r->counted, N3T_MAX_EVENTS);
 	for (s = 0; s < pc->nr_sets; s++) {
-		if (n3t_set_in_turn(pc, s, pc->turn) ? !pc->set[s].good_ns :
-		    !pc->pub_set[s].good_ns)
+		bool in_turn = s < pc->nr_every || s == last;
+
+		if (in_turn ? !pc->set[s].good_ns : !pc->pub_set[s].good_ns)
 			continue;
 		bitmap_and(counted, plan->set[s].events, pc->dom->usable, N3T_MAX_EVENTS);
 		bitmap_or(r->counted, r->counted, counted, N3T_MAX_EVENTS);
@@ -408,8 +406,8 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	write_seqcount_begin(&pc->pub_lock);
 	pc->pub = *r;
 	for (slot = 0; slot < pc->nr_slots; slot++) {
-		struct n3t_cpu_set *cs = &pc->set[n3t_slot_set(pc, slot, pc->turn)];
-		struct n3t_pub_set *ps = &pc->pub_set[n3t_slot_set(pc, slot, pc->turn)];
+		struct n3t_cpu_set *cs = &pc->set[slot < pc->nr_slots - 1 ? slot : last];
+		struct n3t_pub_set *ps = &pc->pub_set[cs - pc->set];
 
 		ps->seq = r->seq;
 		ps->end_ns = now;
@@ -423,7 +421,7 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	preempt_enable();
 
 	for (slot = 0; slot < pc->nr_slots; slot++) {
-		struct n3t_cpu_set *cs = &pc->set[n3t_slot_set(pc, slot, pc->turn)];
+		struct n3t_cpu_set *cs = &pc->set[slot < pc->nr_slots - 1 ? slot : last];
 
 		cs->starved_turns = cs->starved ? cs->starved_turns + 1 : 0;
 		repack |= cs->starved_turns >= N3T_REPACK_AFTER;

@@ -43,12 +43,9 @@ SECS=${N3T_KVM_SECS:-2}
 
 # g NAME ARGS...: kvmguest, its lines as diagnostics
 g() {
-	_n=$1
+	_g=$1
 	shift
-	kvmguest "$@" > "/tmp/kvmguest.$_n" 2>&1
-	_rc=$?
-	sed "s/^/# $_n: /" "/tmp/kvmguest.$_n"
-	return $_rc
+	diag_run "$_g" "/tmp/kvmguest.$_g" kvmguest "$@"
 }
 
 # Baseline, without the module: the guest's counters all count

@@ -217,6 +217,17 @@ trace_off() {
 	echo > $TRACEFS/trace
 }
 
+# diag_run NAME OUT CMD [ARGS...]: run CMD with its output in OUT, print
+# that output as diagnostics (each line "# NAME: ..."), return its status
+diag_run() {
+	_n=$1 _o=$2
+	shift 2
+	"$@" > "$_o" 2>&1
+	_rc=$?
+	sed "s/^/# $_n: /" "$_o"
+	return $_rc
+}
+
 # errno_of FILE FORMAT: write printf FORMAT to FILE in one write(2), print
 # the error name
 errno_of() {

@@ -56,12 +56,9 @@ echo off > $TPDBG/standin
 command -v pmuuser > /dev/null || PATH=$PATH:$N3T_HERE
 # u NAME ARGS...: pmuuser on the CPU PMU (raw events), output as diagnostics
 u() {
-	_n=$1
+	_u=$1
 	shift
-	pmuuser "$@" > "/tmp/pmuuser.$_n" 2>&1
-	_rc=$?
-	sed "s/^/# $_n: /" "/tmp/pmuuser.$_n"
-	return $_rc
+	diag_run "$_u" "/tmp/pmuuser.$_u" pmuuser "$@"
 }
 # as many as the PMU has: the cycle counter and every programmable one
 ALL="0x11$(seq "$(value $N3T/counters programmable)" | sed 's/.*/ 0x08/' | tr -d '\n')"
