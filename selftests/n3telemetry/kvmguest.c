@@ -4,6 +4,7 @@
  * kselftest: the smallest VMM that gives a guest KVM's PMUv3 emulation.
  *
  *   kvmguest [-A | -e EVENT]... [-n SPIN] [-s SECS] [-r REPORTS] [-c CPU] [-b] [-v]
+ *   kvmguest -L IMAGE -i INITRAMFS [-a BOOTARGS] [-s SECS] [-c CPU] [-b] [-v]
  *
  * One vCPU with KVM_ARM_VCPU_PMU_V3, an in-kernel vGICv3 (the PMU's
  * overflow interrupt is PPI 23, as on QEMU's virt machine) and 64 KiB of
@@ -38,6 +39,18 @@
  * Exit status: 0 every counter advanced plausibly at every report; 1 one did
  * not (a frozen counter is reported as such); 2 bad usage, or the VMM or
  * guest failed; 4 no usable KVM with a PMU here (KSFT_SKIP).
+ *
+ * With -L, the guest is Linux instead: the arm64 kernel IMAGE with
+ * INITRAMFS, whose /init is kvmperf (kvmperf.c: the guest's own
+ * perf_event_open, judged by the guest), on the same VM with 256 MiB, PSCI
+ * and a UART (run_linux() below).  The guest's console goes to stdout (-v:
+ * its whole boot; else a quiet one), BOOTARGS are added to its command line
+ * (N3TG_* there are kvmperf's settings), N3TG_EVENTS is set to the guest
+ * PMU's counters, the cycle counter included.  -s SECS bounds the whole run
+ * (default 300);
+ * -b starts the busy loop when kvmperf says "n3tg: start".  Exit status: 0
+ * kvmperf said PASS, 1 it said FAIL, 2 it said neither (the guest did not
+ * boot, or crashed, or SECS passed), 4 as above.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -69,6 +82,8 @@ int main(void)
 #include <time.h>
 #include <unistd.h>
 
+#include "advance.h"
+
 #define GUEST_RAM	0x40000000UL	/* guest physical: code */
 #define GUEST_RAM_SIZE	0x10000UL
 #define GUEST_MMIO	0x10000000UL	/* no memory there: writes exit */
@@ -84,7 +99,6 @@ int main(void)
 
 #define MAX_EV		31
 #define MAX_REPORTS	100000
-#define PLAUSIBLE_FACTOR 16
 
 #define EV_INST_RETIRED	0x08
 #define EV_CPU_CYCLES	0x11
@@ -151,8 +165,8 @@ asm(
 
 struct counter {
 	unsigned int event;	/* 0x11 for the cycle counter */
-	uint64_t last, min, max, total;
-	unsigned int frozen, low, high;
+	uint64_t last;
+	struct advance a;
 };
 
 static void die(const char *what)
@@ -208,24 +222,12 @@ static int account(struct counter *c, uint64_t val, uint64_t lo, int wide,
 		   char *line, size_t len)
 {
 	uint64_t d = val - c->last;
-	int bad = 1;
+	int bad;
 
 	if (!wide)	/* a 32-bit event counter (PMCR_EL0.LP is 0) */
 		d &= 0xffffffffULL;
 	c->last = val;
-	if (d < c->min)
-		c->min = d;
-	if (d > c->max)
-		c->max = d;
-	c->total += d;
-	if (!d)
-		c->frozen++;
-	else if (d < lo)
-		c->low++;
-	else if (d > lo * PLAUSIBLE_FACTOR)
-		c->high++;
-	else
-		bad = 0;
+	bad = advance_judge(&c->a, d, lo);
 	snprintf(line + strlen(line), len - strlen(line), " %s%" PRIu64,
 		 !d ? "FROZEN:" : bad ? "BAD:" : "+", d);
 	return bad;
@@ -351,8 +353,10 @@ static pid_t busy_loop(void)
 #define GIC_PHANDLE	1
 
 /* a flattened device tree, built in order (Documentation/devicetree/usage-model) */
+#define FDT_WORDS	1024
+
 struct fdt {
-	uint32_t st[1024];	/* structure block, big endian words */
+	uint32_t st[FDT_WORDS];	/* structure block, big endian words */
 	unsigned int nst;
 	char str[512];		/* strings block */
 	unsigned int nstr;
@@ -360,7 +364,7 @@ struct fdt {
 
 static void fdt_word(struct fdt *f, uint32_t w)
 {
-	if (f->nst == sizeof(f->st) / sizeof(f->st[0])) {
+	if (f->nst == FDT_WORDS) {
 		fprintf(stderr, "kvmguest: device tree too big\n");
 		exit(2);
 	}
@@ -400,12 +404,14 @@ static void fdt_prop(struct fdt *f, const char *name, const void *val, size_t le
 	while (off < f->nstr && strcmp(f->str + off, name))
 		off += strlen(f->str + off) + 1;
 	if (off == f->nstr) {
-		if (f->nstr + strlen(name) + 1 > sizeof(f->str)) {
+		size_t len = strlen(name) + 1;
+
+		if (f->nstr + len > sizeof(f->str)) {
 			fprintf(stderr, "kvmguest: device tree strings too big\n");
 			exit(2);
 		}
-		strcpy(f->str + off, name);
-		f->nstr += strlen(name) + 1;
+		memcpy(f->str + off, name, len);
+		f->nstr += len;
 	}
 	fdt_word(f, 3);			/* FDT_PROP */
 	fdt_word(f, len);
@@ -594,9 +600,9 @@ static const char *uart_access(struct uart *u, struct kvm_run *run)
 
 /* what a Linux guest's console said: 0 PASS, 1 FAIL, 2 neither */
 static int run_linux(const char *image, const char *initrd, const char *args,
-		     int busy, double secs)
+		     int busy, double secs, int verbose)
 {
-	uint64_t ram_size = (uint64_t)LINUX_RAM_MB << 20, text_offset, dtb, pmcr;
+	uint64_t ram_size = (uint64_t)LINUX_RAM_MB << 20, text_offset, image_size, dtb, pmcr;
 	struct kvm_one_reg reg = { .id = ARM64_SYS_REG(3, 3, 9, 12, 0) };
 	double start = now(), end = start + secs, t_start = 0;
 	int vcpu, verdict = 2, unknown = 0, done = 0;
@@ -619,6 +625,12 @@ static int run_linux(const char *image, const char *initrd, const char *args,
 		return 2;
 	}
 	memcpy(&text_offset, (char *)ram + 8, 8);
+	memcpy(&image_size, (char *)ram + 16, 8);	/* bss included */
+	if (text_offset + image_size > GUEST_INITRD - GUEST_RAM) {
+		fprintf(stderr, "kvmguest: %s needs more than the %lu MiB below the initramfs\n",
+			image, (GUEST_INITRD - GUEST_RAM) >> 20);
+		return 2;
+	}
 	if (text_offset) {
 		memmove((char *)ram + text_offset, ram, klen);
 		memset(ram, 0, text_offset);
@@ -626,12 +638,20 @@ static int run_linux(const char *image, const char *initrd, const char *args,
 	ilen = load(initrd, ram, GUEST_INITRD - GUEST_RAM,
 		    ram_size - (2 << 20) - (GUEST_INITRD - GUEST_RAM));
 	dtb = GUEST_RAM + ram_size - (2 << 20);
+	/*
+	 * Every character of the console is two exits to this VMM (the
+	 * transmitter's status, the character), each costly under QEMU's
+	 * emulated EL2: a quiet console (-v: the whole boot, from earlycon on)
+	 */
 	snprintf(bootargs, sizeof(bootargs),
-		 "console=ttyS0 earlycon=uart8250,mmio,0x%lx quiet printk.devkmsg=on panic=-1 rdinit=/init N3TG_EVENTS=%u %s",
-		 GUEST_UART, (unsigned int)((pmcr >> 11) & 0x1f) + 1, args);
+		 "console=ttyS0 %s printk.devkmsg=on panic=-1 rdinit=/init N3TG_EVENTS=%u %s",
+		 verbose ? "earlycon" : "quiet printk.time=0",
+		 (unsigned int)((pmcr >> 11) & 0x1f) + 1, args);
 	write_dtb((char *)ram + (dtb - GUEST_RAM), ram_size, bootargs, GUEST_INITRD, ilen);
-	printf("kvmguest: Linux guest: %s (%zu bytes, text_offset 0x%" PRIx64 "), initramfs %s (%zu bytes), %u MiB, PMCR_EL0 0x%" PRIx64 "\n",
-	       image, klen, text_offset, initrd, ilen, LINUX_RAM_MB, pmcr);
+	printf("kvmguest: Linux guest: %s (%zu bytes, text_offset 0x%" PRIx64 "),",
+	       image, klen, text_offset);
+	printf(" initramfs %s (%zu bytes), %u MiB, PMCR_EL0 0x%" PRIx64 "\n",
+	       initrd, ilen, LINUX_RAM_MB, pmcr);
 	printf("kvmguest: bootargs: %s\n", bootargs);
 	fflush(stdout);
 	set_reg(vcpu, CORE_REG(regs.pc), GUEST_RAM + text_offset, "set PC");
@@ -716,6 +736,7 @@ int main(int argc, char **argv)
 	struct counter ctr[MAX_EV + 1] = {};
 	uint16_t events[MAX_EV];
 	double secs = 3, end;
+	int secs_given = 0;
 	struct kvm_run *run;
 	char line[1024];
 	const char *image = NULL, *initrd = NULL, *args = "";
@@ -747,6 +768,7 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			secs = atof(optarg);
+			secs_given = 1;
 			break;
 		case 'r':
 			want_reports = atoi(optarg);
@@ -765,8 +787,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || spin < 1000 || (busy && cpu < 0) || !image != !initrd) {
-		fprintf(stderr, "usage: kvmguest [-A | -e EVENT]... [-n SPIN>=1000] [-s SECS] [-r REPORTS] [-c CPU [-b]] [-v]\n"
-			"       kvmguest -L IMAGE -i INITRAMFS [-a BOOTARGS] [-s SECS] [-c CPU [-b]]\n");
+		fprintf(stderr, "usage: kvmguest [-A | -e EVENT]... [-n SPIN>=1000] [-s SECS] [-r REPORTS] [-c CPU [-b]] [-v]\n");
+		fprintf(stderr, "       kvmguest -L IMAGE -i INITRAMFS [-a BOOTARGS] [-s SECS] [-c CPU [-b]] [-v]\n");
 		return 2;
 	}
 	if (cpu >= 0) {
@@ -780,7 +802,7 @@ int main(int argc, char **argv)
 	if (image) {
 		sigaction(SIGALRM, &sa, NULL);
 		setitimer(ITIMER_REAL, &tick, NULL);
-		return run_linux(image, initrd, args, busy, secs);
+		return run_linux(image, initrd, args, busy, secs_given ? secs : 300, verbose);
 	}
 	run = make_vm(&vcpu, &ram, GUEST_RAM_SIZE, 0);
 	memcpy(ram, guest_start, guest_end - guest_start);
@@ -847,7 +869,7 @@ int main(int argc, char **argv)
 			for (i = 0; i < nev; i++)
 				ctr[i + 1].event = events[i];
 			for (i = 0; i <= nev; i++)
-				ctr[i].min = UINT64_MAX;
+				ctr[i].a.min = UINT64_MAX;
 			printf("guest PMU: PMCR_EL0 0x%" PRIx64 ", %u event counters and the cycle counter; guest uses the cycle counter and %u:",
 			       val, n_pmu, nev);
 			for (i = 0; i < nev; i++)
@@ -891,9 +913,9 @@ int main(int argc, char **argv)
 		struct counter *c = &ctr[i];
 
 		printf("%s 0x%02x: %u advances min %" PRIu64 " max %" PRIu64 " total %" PRIu64 ", frozen %u, too little %u, too much %u\n",
-		       i ? "counter" : "cycle-counter", c->event, reports - 1, c->min, c->max,
-		       c->total, c->frozen, c->low, c->high);
-		if (c->frozen || c->low || c->high)
+		       i ? "counter" : "cycle-counter", c->event, reports - 1, c->a.min, c->a.max,
+		       c->a.total, c->a.frozen, c->a.low, c->a.high);
+		if (c->a.frozen || c->a.low || c->a.high)
 			bad = 1;
 	}
 	printf("kvmguest: %s\n", bad ? "FAIL: a guest counter did not count the whole time" :

@@ -58,12 +58,10 @@ if [ -n "${N3T_GUEST_KERNEL:-}" ]; then
 		cp "$N3T_GUEST_KERNEL" "$root/lib/n3t/guest-Image"
 	fi
 	groot=$root/guest-root
-	mkdir -p "$groot"/dev "$groot"/proc
-	mv "$root/bin/kvmperf" "$groot/init"
+	mkdir -p "$groot/dev"
+	cp "$root/bin/kvmperf" "$groot/init"
 	(cd "$groot" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9) \
 		> "$root/lib/n3t/guest-initrd.cpio.gz"
 	rm -rf "$groot"
-else
-	rm -f "$root/bin/kvmperf"
 fi
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) > "$output"
