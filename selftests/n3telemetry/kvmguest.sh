@@ -15,6 +15,14 @@
 # so that the host switches it out and in all the time: at every switch perf
 # schedules the guest's pinned events in again, beside the module's.
 #
+# Then a Linux guest: kvmguest -L boots Debian's kernel (the one this VM
+# runs) with its own device tree and UART, and kvmperf (kvmperf.c), its
+# /init, uses the guest's perf_event_open as any guest's tools would:
+# pinned events, one per counter of the guest's PMU, on its task and then on
+# its CPU, each round of a known loop judged inside the guest (running ==
+# enabled, a plausible advance).  With pinned=1 the guest's kernel still
+# says its events ran the whole time; their counts freeze.
+#
 # What passing proves: with the module loaded with its default sharing
 # (pinned=0), at every report of a few seconds' run every guest counter
 # advanced by at least what the guest executed between two reports (under
@@ -31,7 +39,10 @@
 # Needs a host with KVM and a PMU for guests (in make check: Debian's 6.1
 # kernel under qemu-system-aarch64 -M virt,virtualization=on -cpu max
 # -icount shift=0, where QEMU emulates EL2 and the kernel runs KVM); INST_RETIRED
-# counts only under -icount, so without it the test is skipped.
+# counts only under -icount, so without it the test is skipped.  The Linux
+# guest needs its kernel and initramfs in N3T_MODDIR (selftests/vm/
+# mkinitramfs.sh with N3T_GUEST_KERNEL puts them there) or N3T_GUEST_IMAGE
+# and N3T_GUEST_INITRD; without them its tests are skipped.
 . ./lib.sh
 need_module
 command -v kvmguest > /dev/null || PATH=$PATH:$N3T_HERE
@@ -70,17 +81,64 @@ if echo 'p:n3tkvm/create perf_event_create_kernel_counter config=+8(%x0):u64 pin
 else
 	echo "# no kprobe on perf_event_create_kernel_counter: the host side is not traced"
 fi
-check baseline-every-counter-counts g baseline -A -n $SPIN -s "$SECS" -c 1 -b
-if [ -n "$kprobe" ]; then
+# host_side PREFIX MIN: the kvmguest run since trace_on created at least
+# MIN host events, every one pinned, per task (cpu -1), excluding the host
+host_side() {
 	grep ' kvmguest-' $TRACEFS/trace | grep -o 'config=.*' > /tmp/kvmguest.trace
 	trace_off n3tkvm/create
-	echo '-:n3tkvm/create' >> $KP
 	sort /tmp/kvmguest.trace | uniq -c | sed 's/^ */# host event created by the vCPU thread: /'
-	n=$(sed -n 's/.*guest uses the cycle counter and \([0-9]*\):.*/\1/p' /tmp/kvmguest.baseline)
-	check kvm-events-created test "$(wc -l < /tmp/kvmguest.trace)" -gt "${n:-99}"
-	expect_eq kvm-events-task-pinned-exclude-host "" \
+	check "$1kvm-events-created" test "$(wc -l < /tmp/kvmguest.trace)" -ge "${2:-99}"
+	expect_eq "$1kvm-events-task-pinned-exclude-host" "" \
 		"$(grep -v 'pinned=1 exclude_host=1 cpu=-1 task=0xf' /tmp/kvmguest.trace)"
+}
+check baseline-every-counter-counts g baseline -A -n $SPIN -s "$SECS" -c 1 -b
+n=$(sed -n 's/.*guest uses the cycle counter and \([0-9]*\):.*/\1/p' /tmp/kvmguest.baseline)
+[ -n "$kprobe" ] && host_side "" $((${n:-99} + 1))
+
+# A Linux guest (Debian's kernel, the one this VM runs: mkinitramfs.sh with
+# N3T_GUEST_KERNEL) whose own perf_event_open counts: kvmguest -L boots it
+# with kvmperf (kvmperf.c) as its /init, which opens pinned events on
+# itself, one per counter of the guest's PMU (cycles, instructions, raw
+# CPU_CYCLES and INST_RETIRED), spins a known loop round after round and
+# judges every round: running == enabled, and an advance of at least what
+# the loop takes (2 * SPIN instructions, SPIN cycles), at most 16 times
+# that; then the same with the events on the guest's CPU instead of its
+# task.  Its rounds run on CPU 1 beside a busy loop, as the bare-metal
+# guest's.  Baseline first, without the module.
+GK=${N3T_GUEST_IMAGE:-$N3T_MODDIR/guest-Image}
+GI=${N3T_GUEST_INITRD:-$N3T_MODDIR/guest-initrd.cpio.gz}
+# lg NAME MS: the Linux guest, its rounds for MS ms (guest time) per scope,
+# its console as diagnostics
+lg() {
+	diag_run "linux-$1" "/tmp/kvmlinux.$1" kvmguest -L "$GK" -i "$GI" -s 240 -c 1 -b \
+		-a "N3TG_SPIN=$SPIN N3TG_MS=$2 N3TG_ROUNDS=10"
+}
+# kvmperf's judge, on this host first: with one pinned event more than the
+# PMU's counters (the cycle counter and PMCR_EL0.N) one cannot run (perf
+# puts it in error state, its reads say EOF), and kvmperf must say so, on
+# its task and on its CPU
+if command -v kvmperf > /dev/null; then
+	check kvmperf-judge-catches-unrunnable-event fails \
+		diag_run kvmperf-host /tmp/kvmperf.host env N3TG_EVENTS=$((${n:-99} + 2)) \
+		N3TG_SPIN=$SPIN N3TG_MS=100 N3TG_ROUNDS=3 kvmperf
+	check kvmperf-judge-task-not-running-seen \
+		grep -q 'n3tg: task: .*BAD rounds: not running [1-9]' /tmp/kvmperf.host
+	check kvmperf-judge-cpu-not-running-seen \
+		grep -q 'n3tg: cpu: .*BAD rounds: not running [1-9]' /tmp/kvmperf.host
 fi
+linux=
+if [ -r "$GK" ] && [ -r "$GI" ]; then
+	linux=1
+	[ -n "$kprobe" ] && trace_on n3tkvm/create
+	check linux-baseline-guest-perf-counts lg baseline 500
+	# an event per counter: the cycle counter and PMCR_EL0.N
+	nl=$(sed -n 's/.*n3tg: task: \([0-9]*\) pinned events.*/\1/p' /tmp/kvmlinux.baseline)
+	expect_eq linux-guest-uses-every-counter $((${n:-99} + 1)) "$nl"
+	[ -n "$kprobe" ] && host_side linux- "${nl:-99}"
+else
+	ktap_test_skip "linux-baseline-guest-perf-counts (no $GK: mkinitramfs.sh without N3T_GUEST_KERNEL)"
+fi
+[ -n "$kprobe" ] && echo '-:n3tkvm/create' >> $KP
 
 # The module with its default sharing: the guest's counters still count
 # at every report.  interval_ms=100 instead of 1000 for more set switches.
@@ -104,6 +162,14 @@ echo "# module meanwhile: CPU_CYCLES system '$sys0' -> '$sys1', cpu1 '$one0' -> 
 	"$(head -2 $N3T/counters | tr '\n' ' ')"
 check module-collected-meanwhile test "${sys1%% *}" -gt "${sys0%% *}"
 check module-still-collecting grep -q 'state collecting' $N3T/system/status
+if [ -n "$linux" ]; then
+	check linux-module-default-guest-perf-counts lg default 1000
+	check linux-vcpu-switched-out-and-in \
+		test "$(sed -n 's/.* \([0-9]*\) involuntary.*/\1/p' /tmp/kvmlinux.default)" -ge 10
+	check linux-module-still-collecting grep -q 'state collecting' $N3T/system/status
+else
+	ktap_test_skip "linux-module-default-guest-perf-counts (no guest kernel)"
+fi
 check unload n3t_unload
 
 # pinned=1, the module's old behaviour: its CPU-pinned counters are
@@ -114,5 +180,12 @@ echo "# module pinned=1: $(head -2 $N3T/counters | tr '\n' ' '), $(wc -l < $N3T/
 sleep 0.5
 check pinned-mode-freezes-guest-counters fails g pinned -A -n $SPIN -s "$SECS" -c 1 -b
 check pinned-mode-frozen-seen grep -q 'FROZEN' /tmp/kvmguest.pinned
+if [ -n "$linux" ]; then
+	# the guest's kernel still believes its events run (running ==
+	# enabled); their counts stop
+	check linux-pinned-mode-freezes-guest-events fails lg pinned 500
+	check linux-pinned-mode-frozen-seen grep -q 'n3tg: .*FROZEN' /tmp/kvmlinux.pinned
+	check linux-pinned-mode-guest-gave-verdict grep -q 'n3tg: FAIL' /tmp/kvmlinux.pinned
+fi
 n3t_unload
 ktap_finish

@@ -3,7 +3,8 @@
 # The kselftests' C helpers, static for the arm64 test VM, into DIR (the
 # initramfs copies DIR to /bin): pmuuser, another perf user; capuser, a
 # user with chosen capabilities (access.sh); kvmguest, a VMM whose guest's
-# PMU counts (kvmguest.sh).
+# PMU counts, and kvmperf, the /init of its Linux guest (kvmguest.sh;
+# mkinitramfs.sh puts it into the guest's initramfs).
 # usage: guest-progs.sh DIR
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,3 +16,5 @@ aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/capuser" \
 	"$top/selftests/n3telemetry/capuser.c"
 aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/kvmguest" \
 	"$top/selftests/n3telemetry/kvmguest.c"
+aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/kvmperf" \
+	"$top/selftests/n3telemetry/kvmperf.c"

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the test VM's initramfs: static busybox (Debian's busybox-static:arm64,
 # extracted, never installed), the modules built in MODDIR, the kselftests and
-# the arm64 n3tel reader when it was built.
-# usage: mkinitramfs.sh MODDIR OUTPUT.cpio.gz
+# the arm64 n3tel reader when it was built.  With N3T_GUEST_KERNEL (an arm64
+# Image, or gzip-compressed one), also what kvmguest.sh boots as a KVM guest:
+# that kernel, decompressed, as /lib/n3t/guest-Image, and the guest's own
+# initramfs, /lib/n3t/guest-initrd.cpio.gz: kvmperf (guest-progs.sh) as /init.
+# usage: [N3T_GUEST_KERNEL=IMAGE] mkinitramfs.sh MODDIR OUTPUT.cpio.gz
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 moddir=$1 output=$2
@@ -47,4 +50,18 @@ cp "$top/Documentation/ABI/testing/sysfs-kernel-n3telemetry" "$root/selftests/"
 [ -r "$top/build/midr-map.txt" ] && cp "$top/build/midr-map.txt" "$root/selftests/"
 [ -x "$top/build/n3tel-arm64" ] && cp "$top/build/n3tel-arm64" "$root/bin/n3tel"
 [ -d "$top/build/guest-bin" ] && cp "$top"/build/guest-bin/* "$root/bin/"
+if [ -n "${N3T_GUEST_KERNEL:-}" ]; then
+	[ -x "$root/bin/kvmperf" ] || { echo "mkinitramfs: no kvmperf (guest-progs.sh)" >&2; exit 1; }
+	if [ "$(head -c2 "$N3T_GUEST_KERNEL" | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
+		zcat "$N3T_GUEST_KERNEL" > "$root/lib/n3t/guest-Image"
+	else
+		cp "$N3T_GUEST_KERNEL" "$root/lib/n3t/guest-Image"
+	fi
+	groot=$root/guest-root
+	mkdir -p "$groot/dev"
+	cp "$root/bin/kvmperf" "$groot/init"
+	(cd "$groot" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9) \
+		> "$root/lib/n3t/guest-initrd.cpio.gz"
+	rm -rf "$groot"
+fi
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) > "$output"
