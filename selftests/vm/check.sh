@@ -271,6 +271,13 @@ else
 	record FAIL build-6.1-distro
 fi
 
+step "end to end: the Debian packages on Debian 12 arm64 with systemd, node_exporter and Prometheus"
+# e2e.sh records its own e2e/ lines; the test PMU is the one built for 6.1 above
+tpko=$m61/selftests/testpmu/n3t_testpmu.ko
+if ! N3T_TESTPMU_KO=$([ -r "$tpko" ] && echo "$tpko") "$vmdir/e2e.sh" "$out" "$results"; then
+	grep -q '^FAIL e2e/' "$results" || record FAIL "e2e (exited early, see $out/e2e)"
+fi
+
 step "make bench --smoke: the cost harness yields a complete table (no timing targets)"
 if "$top/selftests/bench/bench.sh" --smoke > "$out/bench-smoke.log" 2>&1; then
 	record PASS bench-smoke

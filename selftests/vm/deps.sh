@@ -18,7 +18,7 @@ PKGS=(
 	tmux curl
 	# make deb (tools/packaging/deb.sh) and the end-to-end test (e2e.sh)
 	debhelper dh-dkms dpkg-dev libc6:arm64 lintian
-	mmdebstrap e2fsprogs qemu-utils openssh-client
+	mmdebstrap arch-test qemu-user-static e2fsprogs qemu-utils openssh-client
 )
 [ $# = 0 ] || PKGS=("$@")
 
