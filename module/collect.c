@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * n3telemetry collection: per-CPU pinned kernel counters, one event set
- * counting at a time, rotated by a CPU-bound deferrable work item; CPU
- * hotplug; capacity probing; publication of each interval's results.
+ * n3telemetry collection: per-CPU kernel counters (flexible, or pinned with
+ * pinned=1), one event set counting at a time, switched by a CPU-bound
+ * deferrable work item on a schedule (enum n3t_schedule: by default the
+ * first group's sets every interval and the others in turn); CPU hotplug;
+ * capacity probing; publication of each set's latest interval.
  *
  * perf_event_create_kernel_counter() cannot create groups, so the module
  * itself guarantees co-scheduling: every event of every set is created
- * pinned and disabled, and on each CPU exactly one set is enabled at a time.
+ * disabled, on each CPU exactly one set is enabled at a time, and a slice
+ * in which any member did not count the whole time is discarded.
  * Reads and set switches run in work bound to the events' CPU, where
  * perf_event_read_value(), perf_event_enable() and perf_event_disable() act
  * locally without an IPI.
@@ -64,13 +67,15 @@ static bool n3t_manual_mode(void)
 	return false;
 }
 #endif
-/* Re-pack after this many intervals in a row with a set that never counted. */
+/* Re-pack after a set never counted in this many of its intervals in a row. */
 #define N3T_REPACK_AFTER	3
 /* while reduced, a CPU looks every N3T_LOOK_EVERY intervals (n3t_look()) */
 #define N3T_LOOK_EVERY		4
 /* after a step up that found no more counters, look again 8, 16, ... 256 intervals later */
 #define N3T_LOOK_BACKOFF	8
 #define N3T_LOOK_BACKOFF_MAX	256
+/* n3t_end_slice(): no set counts next, every counter goes off */
+#define N3T_NO_SET		UINT_MAX
 static unsigned int n3t_look_backoff = N3T_LOOK_BACKOFF;	/* re-pack work only */
 static void n3t_repack_fn(struct work_struct *work);
 static DECLARE_WORK(n3t_repack_work, n3t_repack_fn);
@@ -88,7 +93,7 @@ static unsigned int n3t_repack_up_gen;
 static atomic_t n3t_cpu_warned;
 static int n3t_probe_capacity(void);
 static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
-			     struct n3t_plan **plans);
+			     unsigned int schedule, struct n3t_plan **plans);
 
 static const char * const n3t_state_names[N3T_NR_CPU_STATES] = {
 	[N3T_CPU_OFFLINE] = "stopped",
@@ -176,9 +181,20 @@ noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int code)
 }
 ALLOW_ERROR_INJECTION(n3t_create, ERRNO);
 
+const char * const n3t_schedule_names[N3T_NR_SCHEDULES] = {
+	[N3T_SCHED_ROTATE] = "rotate",
+	[N3T_SCHED_ALL] = "all",
+};
+
+/* The interval in jiffies: at least a jiffy per slice. */
+static unsigned long n3t_interval_jiffies(const struct n3t_cpu *pc)
+{
+	return max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms), pc->nr_slots);
+}
+
 /*
  * Slices end on a schedule of absolute deadlines: slice k of an interval
- * that started at pc->epoch ends at epoch + (k + 1) * interval / nr_sets
+ * that started at pc->epoch ends at epoch + (k + 1) * interval / nr_slots
  * (in jiffies), so the time the sampler itself takes, or a late timer, does
  * not stretch the interval: it lasts the interval, within a jiffy.  A CPU
  * whose deferrable timer slept through more than a whole interval (idle)
@@ -187,21 +203,44 @@ ALLOW_ERROR_INJECTION(n3t_create, ERRNO);
  */
 static unsigned long n3t_slice_delay(struct n3t_cpu *pc)
 {
-	unsigned long ivl = max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms),
-				  pc->nr_sets);
+	unsigned long ivl = n3t_interval_jiffies(pc);
 	unsigned long now = jiffies, end;
 
-	end = pc->epoch + (pc->active + 1) * ivl / pc->nr_sets;
+	end = pc->epoch + (pc->slot + 1) * ivl / pc->nr_slots;
 	if (time_after(now, end + ivl)) {
-		pc->epoch = now - pc->active * ivl / pc->nr_sets;
-		end = pc->epoch + (pc->active + 1) * ivl / pc->nr_sets;
+		pc->epoch = now - pc->slot * ivl / pc->nr_slots;
+		end = pc->epoch + (pc->slot + 1) * ivl / pc->nr_slots;
 	}
 	return time_after(end, now) ? end - now : 1;
 }
 
 /*
+ * The schedule (enum n3t_schedule): an interval has a slice for each of the
+ * sets counted in every interval, 0 .. nr_every - 1, then, if any set
+ * rotates, one for the set whose turn it is.  With the every-set schedule
+ * nr_every is nr_sets and nothing rotates.
+ * Return: the set that counts in slice @slot of the interval at @turn.
+ */
+static unsigned int n3t_slot_set(const struct n3t_cpu *pc, unsigned int slot,
+				 unsigned int turn)
+{
+	if (slot < pc->nr_every)
+		return slot;
+	return pc->nr_every + turn % (pc->nr_sets - pc->nr_every);
+}
+
+/* The rotation position after @turn. */
+static unsigned int n3t_next_turn(const struct n3t_cpu *pc, unsigned int turn)
+{
+	if (pc->nr_slots == pc->nr_every)
+		return turn;	/* nothing rotates: kept for the rotating schedule */
+	return (turn + 1) % (pc->nr_sets - pc->nr_every);
+}
+
+/*
  * Stop the active set, read it, fold a complete slice into the interval;
- * @all: switch every counter off, the ones the next set shares too.
+ * @next: the set that counts next (its counters that the active set shares
+ * stay enabled), or N3T_NO_SET to switch every counter off.
  * Disabling first means a member's count and times stop together, so the
  * next slice's deltas start from exactly where this one ended.
  *
@@ -212,8 +251,10 @@ static unsigned long n3t_slice_delay(struct n3t_cpu *pc)
  * error state, where both times stop: read once more before it is switched
  * off, it shows no enabled time between that read and the last.
  */
-static void n3t_end_slice(struct n3t_cpu *pc, bool all)
+static void n3t_end_slice(struct n3t_cpu *pc, unsigned int next)
 {
+	const unsigned long *keep = next == N3T_NO_SET || n3t_pinned ? NULL :
+				    pc->plan->set[next].events;
 	struct n3t_cpu_set *s = &pc->set[pc->active];
 	struct n3t_cpu_member *m = &pc->ev[s->first];
 	struct n3t_result *r = &pc->scratch;
@@ -234,7 +275,7 @@ static void n3t_end_slice(struct n3t_cpu *pc, bool all)
 	/* counters the next set shares stay enabled: no disable, no enable */
 	for (i = 0; i < s->nr; i++) {
 		c = &pc->ctr[m[i].ctr];
-		if (c->pe && c->on && (all || !m[i].keep)) {
+		if (c->pe && c->on && !(keep && test_bit(m[i].ev, keep))) {
 			perf_event_disable(c->pe);
 			c->on = false;
 		}
@@ -315,24 +356,30 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 	}
 }
 
-/* Turn the interval's complete slices into metrics and publish them. */
+/*
+ * Turn the complete slices of the sets counted in the interval that ends
+ * into metrics and publish them, with the interval's sequence number and
+ * end; the other sets' values stay as their latest interval left them.
+ */
 static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 {
 	const struct n3t_plan *plan = pc->plan;
 	struct n3t_result *r = &pc->scratch;
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
-	unsigned int s, i;
-	bool starved;
+	/* the interval's sets: 0 .. nr_every - 1, and the last slot's */
+	unsigned int last = n3t_slot_set(pc, pc->nr_slots - 1, pc->turn);
+	unsigned int slot, s, i;
+	bool repack = false;
 
 	r->seq = ++pc->seq;
 	r->end_ns = now;
 	r->interval_ns = now - pc->interval_start;
-	r->nr_sets = pc->nr_sets;
-	bitmap_zero(r->counted, N3T_MAX_EVENTS);
-	bitmap_zero(r->valid, N3T_MAX_METRICS);
-	for (s = 0; s < pc->nr_sets; s++) {
-		struct n3t_cpu_set *cs = &pc->set[s];
+	r->nr_sets = pc->nr_slots;
+	for (slot = 0; slot < pc->nr_slots; slot++) {
+		struct n3t_cpu_set *cs;
 
+		s = slot < pc->nr_slots - 1 ? slot : last;
+		cs = &pc->set[s];
 		bitmap_zero(counted, N3T_MAX_EVENTS);
 		if (cs->good_ns) {
 			for (i = cs->first; i < cs->first + cs->nr; i++) {
@@ -341,35 +388,51 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 					__set_bit(pc->ev[i].ev, counted);
 			}
 		}
-		bitmap_or(r->counted, r->counted, counted, N3T_MAX_EVENTS);
 		n3t_eval_set(plan, s, pc->count_scratch, counted, pc->dom->slots, r->value,
 			     r->valid);
+	}
+	/* the events with a measurement: each set's latest interval's */
+	bitmap_zero(r->counted, N3T_MAX_EVENTS);
+	for (s = 0; s < pc->nr_sets; s++) {
+		bool in_turn = s < pc->nr_every || s == last;
+
+		if (in_turn ? !pc->set[s].good_ns : !pc->pub_set[s].good_ns)
+			continue;
+		bitmap_and(counted, plan->set[s].events, pc->dom->usable, N3T_MAX_EVENTS);
+		bitmap_or(r->counted, r->counted, counted, N3T_MAX_EVENTS);
 	}
 
 	preempt_disable();
 	write_seqcount_begin(&pc->pub_lock);
 	pc->pub = *r;
-	for (s = 0; s < pc->nr_sets; s++) {
-		pc->pub_set[s].good_ns = pc->set[s].good_ns;
-		pc->pub_set[s].lost = pc->set[s].lost;
+	for (slot = 0; slot < pc->nr_slots; slot++) {
+		struct n3t_cpu_set *cs = &pc->set[slot < pc->nr_slots - 1 ? slot : last];
+		struct n3t_pub_set *ps = &pc->pub_set[cs - pc->set];
+
+		ps->seq = r->seq;
+		ps->end_ns = now;
+		ps->interval_ns = r->interval_ns;
+		ps->good_ns = cs->good_ns;
+		ps->lost = cs->lost;
+		for (i = cs->first; i < cs->first + cs->nr; i++)
+			pc->pub_delta[i] = pc->ev[i].acc;
 	}
-	for (i = 0; i < pc->nr_ev; i++)
-		pc->pub_delta[i] = pc->ev[i].acc;
 	write_seqcount_end(&pc->pub_lock);
 	preempt_enable();
 
-	starved = false;
-	for (s = 0; s < pc->nr_sets; s++) {
-		starved |= pc->set[s].starved;
-		pc->set[s].good_ns = 0;
-		pc->set[s].starved = false;
+	for (slot = 0; slot < pc->nr_slots; slot++) {
+		struct n3t_cpu_set *cs = &pc->set[slot < pc->nr_slots - 1 ? slot : last];
+
+		cs->starved_turns = cs->starved ? cs->starved_turns + 1 : 0;
+		repack |= cs->starved_turns >= N3T_REPACK_AFTER;
+		cs->good_ns = 0;
+		cs->starved = false;
+		for (i = cs->first; i < cs->first + cs->nr; i++)
+			pc->ev[i].acc = 0;
 	}
-	for (i = 0; i < pc->nr_ev; i++)
-		pc->ev[i].acc = 0;
 	pc->interval_start = now;
 	/* A set that never got its counters for a while: re-probe, re-pack. */
-	pc->starved_intervals = starved ? pc->starved_intervals + 1 : 0;
-	if (pc->starved_intervals >= N3T_REPACK_AFTER && !READ_ONCE(n3t_repack_off)) {
+	if (repack && !READ_ONCE(n3t_repack_off)) {
 		WRITE_ONCE(n3t_repack_gen, pc->gen);
 		queue_work(n3t_wq, &n3t_repack_work);
 	}
@@ -434,26 +497,33 @@ static void n3t_look(struct n3t_cpu *pc)
  * The sampler: runs on pc->cpu at each slice end.  No allocation, no IPI,
  * no global lock: only this CPU's events and this CPU's structure.  Every
  * N3T_LOOK_EVERY intervals while the domain is reduced, it looks between
- * the last set and the first (n3t_look()), with every counter off.
+ * two intervals (n3t_look()), with every counter off.
  */
 static void n3t_slice_work(struct work_struct *work)
 {
 	struct n3t_cpu *pc = container_of(to_delayed_work(work), struct n3t_cpu, work);
+	unsigned int slot = pc->slot + 1, turn = pc->turn, next;
 	u64 t0 = local_clock(), cost;
 	bool look = false;
 
-	if (pc->nr_look && pc->active == pc->nr_sets - 1 && !--pc->look_wait) {
-		look = true;
-		pc->look_wait = N3T_LOOK_EVERY;
+	if (slot == pc->nr_slots) {
+		slot = 0;
+		turn = n3t_next_turn(pc, turn);
+		if (pc->nr_look && !--pc->look_wait) {
+			look = true;
+			pc->look_wait = N3T_LOOK_EVERY;
+		}
 	}
-	n3t_end_slice(pc, look);
+	next = n3t_slot_set(pc, slot, turn);
+	n3t_end_slice(pc, look ? N3T_NO_SET : next);
 	n3t_test_delay(N3T_HOOK_SWITCH);
-	if (++pc->active == pc->nr_sets) {
-		pc->active = 0;
-		pc->epoch += max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms),
-				   pc->nr_sets);
+	if (!slot) {
+		pc->epoch += n3t_interval_jiffies(pc);
 		n3t_end_interval(pc, ktime_get_ns());
 	}
+	pc->slot = slot;
+	pc->turn = turn;
+	pc->active = next;
 	if (look)
 		n3t_look(pc);
 	n3t_enable_set(pc);
@@ -515,6 +585,8 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_domain *dom)
 	pc->dom = dom;
 	pc->plan = plan;
 	pc->nr_sets = nr_sets;
+	pc->nr_every = READ_ONCE(n3t_cfg.schedule) == N3T_SCHED_ALL ? nr_sets : plan->nr_every;
+	pc->nr_slots = pc->nr_every + (nr_sets > pc->nr_every);
 	pc->nr_ev = nr_ev;
 	pc->nr_ctr = nr_ctr;
 	pc->nr_look = nr_look;
@@ -611,14 +683,11 @@ static int n3t_cpu_create_events(struct n3t_cpu *pc)
 		ctr[e] = k++;
 	}
 	for (s = 0; s < plan->nr_sets; s++) {
-		const unsigned long *next = plan->set[(s + 1) % plan->nr_sets].events;
 		struct n3t_cpu_set *cs = &pc->set[s];
 
 		cs->first = i;
 		for_each_set_bit(e, plan->set[s].events, N3T_MAX_EVENTS) {
 			pc->ev[i].ev = e;
-			/* pinned: every set enabled afresh (see n3t_end_slice()) */
-			pc->ev[i].keep = test_bit(e, next) && !n3t_pinned;
 			pc->ev[i++].ctr = ctr[e];
 		}
 		cs->nr = i - cs->first;
@@ -669,8 +738,12 @@ static int n3t_cpu_online(unsigned int cpu)
 	}
 	pc->cpu = cpu;
 	pc->gen = READ_ONCE(n3t_gen);
-	/* only the teardown callbacks, serialised with this one, write it */
+	/* only the teardown callbacks, serialised with this one, write them */
 	pc->seq = per_cpu_ptr(n3t_base, cpu)->seq;
+	pc->turn = per_cpu_ptr(n3t_base, cpu)->turn;
+	if (pc->nr_slots > pc->nr_every)
+		pc->turn %= pc->nr_sets - pc->nr_every;
+	pc->active = n3t_slot_set(pc, 0, pc->turn);
 	seqcount_init(&pc->pub_lock);
 	INIT_DEFERRABLE_WORK(&pc->work, n3t_slice_work);
 	ret = n3t_cpu_create_events(pc);
@@ -709,10 +782,12 @@ static int n3t_cpu_offline(unsigned int cpu)
 	if (!pc)
 		return 0;
 	cancel_delayed_work_sync(&pc->work);
-	n3t_end_slice(pc, true);
+	n3t_end_slice(pc, N3T_NO_SET);
 	write_seqlock(&b->lock);
 	RCU_INIT_POINTER(per_cpu(n3t_pcpu, cpu), NULL);
 	b->seq = pc->seq;
+	/* the next state goes on with the set whose turn this interval was */
+	b->turn = pc->turn;
 	b->lost += pc->scratch.lost;
 	for (e = 0; e < N3T_MAX_EVENTS; e++) {
 		b->ev_count[e] += pc->scratch.ev_count[e];
@@ -790,6 +865,33 @@ bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_resu
 	return ok;
 }
 
+/**
+ * n3t_group_age() - which interval a group's values come from
+ * @plan: the plan @sets were published with
+ * @sets: @plan->nr_sets per-set entries (n3t_read_cpu())
+ * @group: the group (a selected one of @plan)
+ * @seq: its values' interval sequence number: the oldest of its sets'
+ *	(0 if one of them was not counted yet, or none is scheduled)
+ * @end_ns: the end of that interval (0 with @seq 0)
+ */
+void n3t_group_age(const struct n3t_plan *plan, const struct n3t_pub_set *sets,
+		   unsigned int group, u64 *seq, u64 *end_ns)
+{
+	const struct n3t_group_desc *g = &plan->model->groups[group];
+	const struct n3t_pub_set *oldest = NULL;
+	unsigned int i;
+
+	for (i = 0; i < g->nr; i++) {
+		int s = plan->metric_set[g->metrics[i]];
+
+		if (s >= 0 && (!oldest || sets[s].seq < oldest->seq ||
+			       (sets[s].seq == oldest->seq && sets[s].end_ns < oldest->end_ns)))
+			oldest = &sets[s];
+	}
+	*seq = oldest && oldest->seq ? oldest->seq : 0;
+	*end_ns = *seq ? oldest->end_ns : 0;
+}
+
 static long n3t_cpu_up_fn(void *cpu)
 {
 	return n3t_cpu_online((unsigned long)cpu);
@@ -819,12 +921,11 @@ static void n3t_start(bool quiet)
 	/* the plans and capacities written before, for the online callback */
 	smp_store_release(&n3t_running, true);
 	for_each_possible_cpu(cpu) {
+		/* an offline CPU is set up by its online callback */
 		cpus_read_lock();
-		if (!cpu_online(cpu))
-			;
-		else if (!n3t_cpu_wanted(cpu))
+		if (cpu_online(cpu) && !n3t_cpu_wanted(cpu))
 			WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_ISOLATED);
-		else if (!rcu_access_pointer(per_cpu(n3t_pcpu, cpu)))
+		else if (cpu_online(cpu) && !rcu_access_pointer(per_cpu(n3t_pcpu, cpu)))
 			work_on_cpu(cpu, n3t_cpu_up_fn, (void *)(unsigned long)cpu);
 		cpus_read_unlock();
 		cond_resched();
@@ -868,9 +969,10 @@ static void n3t_free_plans(struct n3t_plan **plans)
 }
 
 /**
- * n3t_collect_reconfigure() - change groups and/or interval, restart collection
+ * n3t_collect_reconfigure() - change groups, interval or schedule, restart collection
  * @groups: the new group selection per domain, or NULL to keep it
  * @interval_ms: the new interval, or N3T_KEEP
+ * @schedule: the new enum n3t_schedule, or N3T_KEEP
  *
  * Takes n3t_cfg.reconf; the plans are swapped under n3t_cfg.lock while
  * collection is stopped.  On failure the previous configuration is restored.
@@ -878,7 +980,8 @@ static void n3t_free_plans(struct n3t_plan **plans)
  * found (the previous configuration goes on); -ENODEV once module exit has
  * begun; or another negative errno.
  */
-int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms)
+int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms,
+			    unsigned int schedule)
 {
 	struct n3t_plan *plans[N3T_MAX_DOMAINS] = {};
 	unsigned int d;
@@ -892,7 +995,7 @@ int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms)
 		}
 	}
 	mutex_lock(&n3t_cfg.reconf);
-	ret = __n3t_reconfigure(groups, interval_ms, plans);
+	ret = __n3t_reconfigure(groups, interval_ms, schedule, plans);
 	mutex_unlock(&n3t_cfg.reconf);
 	return ret;
 }
@@ -923,10 +1026,12 @@ static int n3t_pack_all(const u32 *groups, struct n3t_plan **plans, bool warn)
 }
 
 /*
- * Make @plans the domains' plans and @interval_ms the interval, with
- * collection stopped; @plans is left holding the previous plans.
+ * Make @plans the domains' plans, @interval_ms the interval and @schedule
+ * the schedule, with collection stopped; @plans is left holding the
+ * previous plans.
  */
-static void n3t_swap_plans(struct n3t_plan **plans, unsigned int interval_ms)
+static void n3t_swap_plans(struct n3t_plan **plans, unsigned int interval_ms,
+			   unsigned int schedule)
 {
 	unsigned int d;
 
@@ -934,6 +1039,7 @@ static void n3t_swap_plans(struct n3t_plan **plans, unsigned int interval_ms)
 	for (d = 0; d < n3t_cfg.nr_dom; d++)
 		swap(n3t_cfg.dom[d].plan, plans[d]);
 	WRITE_ONCE(n3t_cfg.interval_ms, interval_ms);
+	WRITE_ONCE(n3t_cfg.schedule, schedule);
 	mutex_unlock(&n3t_cfg.lock);
 }
 
@@ -951,7 +1057,7 @@ static void n3t_swap_plans(struct n3t_plan **plans, unsigned int interval_ms)
  * after all, and collection restarts as it was, plans and capacity.
  */
 static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
-			     struct n3t_plan **plans)
+			     unsigned int schedule, struct n3t_plan **plans)
 {
 	struct n3t_plan *probed[N3T_MAX_DOMAINS] = {};
 	unsigned int cap[N3T_MAX_DOMAINS], d;
@@ -971,6 +1077,8 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 	}
 	if (interval_ms == N3T_KEEP)
 		interval_ms = n3t_cfg.interval_ms;
+	if (schedule == N3T_KEEP)
+		schedule = n3t_cfg.schedule;
 	/* nothing has changed yet: a selection that does not fit is refused */
 	ret = n3t_pack_all(sel, plans, true);
 	if (ret)
@@ -980,7 +1088,7 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 	 * again.
 	 */
 	if (n3t_cfg.paused) {
-		n3t_swap_plans(plans, interval_ms);
+		n3t_swap_plans(plans, interval_ms, schedule);
 		WRITE_ONCE(n3t_repack_off, false);
 		goto out;
 	}
@@ -999,7 +1107,7 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 		pr_warn("re-probe found no free counters or failed; keeping the counters found before\n");
 	ret = n3t_pack_all(sel, probed, true);
 	if (!ret) {
-		n3t_swap_plans(probed, interval_ms);
+		n3t_swap_plans(probed, interval_ms, schedule);
 	} else {
 		/*
 		 * Fewer counters are free than when the module last probed:
@@ -1068,7 +1176,7 @@ static int n3t_resume(void)
 		ret = n3t_pack_all(sel, plans, false);
 	if (ret)
 		goto restore;
-	n3t_swap_plans(plans, n3t_cfg.interval_ms);
+	n3t_swap_plans(plans, n3t_cfg.interval_ms, n3t_cfg.schedule);
 	WRITE_ONCE(n3t_repack_off, false);
 	n3t_start(true);
 	ret = n3t_left_out_error();
@@ -1078,7 +1186,7 @@ static int n3t_resume(void)
 		goto out;
 	}
 	n3t_stop();
-	n3t_swap_plans(plans, n3t_cfg.interval_ms);
+	n3t_swap_plans(plans, n3t_cfg.interval_ms, n3t_cfg.schedule);
 restore:
 	mutex_lock(&n3t_cfg.lock);
 	for (d = 0; d < n3t_cfg.nr_dom; d++) {
@@ -1176,7 +1284,7 @@ static void n3t_repack_fn(struct work_struct *work)
 	if (up)
 		WRITE_ONCE(n3t_look_after, jiffies +
 			   msecs_to_jiffies(n3t_look_backoff * n3t_cfg.interval_ms));
-	ret = __n3t_reconfigure(NULL, N3T_KEEP, plans);
+	ret = __n3t_reconfigure(NULL, N3T_KEEP, N3T_KEEP, plans);
 	memset(plans, 0, sizeof(plans));
 	n3t_counters_now(after);
 	for (d = 0; d < n3t_cfg.nr_dom; d++) {

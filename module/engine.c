@@ -375,7 +375,8 @@ static void n3t_place(struct n3t_plan *plan, const unsigned long *events,
  * metrics are placed one by one.  Each unit goes where it adds the fewest
  * new events (first such set on ties), so the result is deterministic.  A
  * metric whose events do not fit even alone is marked unschedulable; it is
- * never split across sets.
+ * never split across sets.  The first selected group is placed first, so
+ * the sets opened for it are the first ones (@plan->nr_every).
  *
  * Return: 0; -ENOSPC when no selected metric fits in @capacity (the plan
  * then has no set); -EINVAL for bad arguments.
@@ -435,6 +436,15 @@ int n3t_pack(const struct n3t_model *model, u32 groups, unsigned int capacity,
 			else
 				n3t_place(plan, events, one);
 		}
+	}
+	/* the first selected group's sets are the first ones: it was placed first */
+	for (g = 0; g < model->nr_groups && !(groups & BIT(g)); g++)
+		;
+	for (i = 0; g < model->nr_groups && i < model->groups[g].nr; i++) {
+		int s = plan->metric_set[model->groups[g].metrics[i]];
+
+		if (s >= plan->nr_every)
+			plan->nr_every = s + 1;
 	}
 	return plan->nr_sets ? 0 : -ENOSPC;
 }

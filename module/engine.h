@@ -158,6 +158,9 @@ struct n3t_set {
  * @capacity: programmable counters the plan was packed for
  * @cycle_counter: whether CPU_CYCLES could use the dedicated cycle counter
  * @nr_sets: number of sets in @set
+ * @nr_every: sets 0 .. @nr_every - 1 hold the metrics of the first selected
+ *	group (topdown_l1 where the core has it): the rotating schedule counts
+ *	them in every interval and the others in turn
  * @set: the event sets, in rotation order
  * @selected: every metric of the selected groups
  * @unschedulable: selected metrics whose events cannot be counted together
@@ -169,6 +172,7 @@ struct n3t_plan {
 	u8 capacity;
 	bool cycle_counter;
 	u8 nr_sets;
+	u8 nr_every;
 	struct n3t_set set[N3T_MAX_SETS];
 	DECLARE_BITMAP(selected, N3T_MAX_METRICS);
 	DECLARE_BITMAP(unschedulable, N3T_MAX_METRICS);

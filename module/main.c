@@ -15,6 +15,8 @@
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #ifdef CONFIG_ARM64
 #include <asm/cputype.h>
 #include <asm/sysreg.h>
@@ -82,9 +84,38 @@ static const struct kernel_param_ops n3t_param_ms_ops = {
 module_param_cb(interval_ms, &n3t_param_ms_ops, &interval_ms, 0444);
 MODULE_PARM_DESC(interval_ms, "Initial interval in ms, 10..60000 (also writable in sysfs)");
 
+static unsigned int sched_param = N3T_SCHED_ROTATE;
+
+/* the words the schedule file takes */
+static int n3t_param_set_schedule(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(n3t_schedule_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = i;
+	return 0;
+}
+
+static int n3t_param_get_schedule(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", n3t_schedule_names[*(unsigned int *)kp->arg]);
+}
+
+static const struct kernel_param_ops n3t_param_schedule_ops = {
+	.set = n3t_param_set_schedule,
+	.get = n3t_param_get_schedule,
+};
+
+module_param_cb(schedule, &n3t_param_schedule_ops, &sched_param, 0444);
+MODULE_PARM_DESC(schedule, "Initial schedule: rotate (default: topdown_l1's events every interval, one other set per interval in turn) or all (every set every interval); also writable in sysfs");
+
 static char *groups = "default";
 module_param(groups, charp, 0444);
 MODULE_PARM_DESC(groups, "Initial metric groups: default, all, or group names separated by commas (also writable in sysfs)");
+
+/* the counters are the CPU PMU's (pmu_type unset or naming it): PMCEID and reserve apply */
+static bool n3t_cpu_pmu;
 
 static int reserve = -1;
 module_param(reserve, int, 0444);
@@ -300,7 +331,7 @@ static struct n3t_domain *n3t_domain_of(const struct n3t_cpu_id *id, bool create
 	d->slots = slots ?: id->pmmir_slots ?: model->slots;
 	bitmap_zero(d->usable, N3T_MAX_EVENTS);
 	bitmap_set(d->usable, 0, model->nr_events);
-	if (pmu_type < 0) {
+	if (n3t_cpu_pmu) {
 		n3t_pmceid(model, id->pmceid, d->usable);
 		d->pmu_total = id->pmu_total;
 	}
@@ -309,7 +340,7 @@ static struct n3t_domain *n3t_domain_of(const struct n3t_cpu_id *id, bool create
 	 * whenever it is switched on; it must find a counter then.
 	 */
 	if (reserve < 0)
-		d->reserved = n3t_pinned && pmu_type < 0 &&
+		d->reserved = n3t_pinned && n3t_cpu_pmu &&
 			      IS_ENABLED(CONFIG_HARDLOCKUP_DETECTOR_PERF);
 	else
 		d->reserved = reserve;
@@ -335,6 +366,43 @@ struct n3t_domain *n3t_cpu_identify(void)
 	return d;
 }
 
+/*
+ * Whether pmu_type= names the CPU PMU itself (its type number, as in
+ * /sys/bus/event_source/devices/armv8_pmuv3_0/type): the same PMU then
+ * takes a raw event of the same code on a CPU that collects.  Such a
+ * choice is the default in all but name: the PMCEID check and the
+ * watchdog reserve apply.
+ */
+static bool n3t_names_cpu_pmu(u32 type)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.config = ARMV8_PMUV3_PERFCTR_CPU_CYCLES,
+		.disabled = 1,
+	};
+	struct perf_event *named, *raw;
+	unsigned int cpu;
+	bool same = false;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		if (n3t_cpu_wanted(cpu))
+			break;
+	if (cpu < nr_cpu_ids) {
+		attr.type = type;
+		named = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+		attr.type = PERF_TYPE_RAW;
+		raw = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
+		same = !IS_ERR(named) && !IS_ERR(raw) && named->pmu == raw->pmu;
+		if (!IS_ERR(named))
+			perf_event_release_kernel(named);
+		if (!IS_ERR(raw))
+			perf_event_release_kernel(raw);
+	}
+	cpus_read_unlock();
+	return same;
+}
+
 static int n3t_detect(void)
 {
 	bool off;
@@ -357,6 +425,10 @@ static int n3t_detect(void)
 		return -EINVAL;
 	}
 	n3t_cfg.pmu_type = pmu_type < 0 ? PERF_TYPE_RAW : pmu_type;
+	n3t_cpu_pmu = pmu_type < 0 || n3t_names_cpu_pmu(pmu_type);
+	if (pmu_type >= 0 && n3t_cpu_pmu)
+		pr_info("pmu_type=%d is the CPU PMU: its implemented events are checked as by default\n",
+			pmu_type);
 
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
@@ -478,6 +550,7 @@ static int __init n3t_init(void)
 	if (ret)
 		return ret;
 	n3t_cfg.interval_ms = interval_ms;
+	n3t_cfg.schedule = sched_param;
 	for (d = 0; d < n3t_cfg.nr_dom; d++) {
 		n3t_cfg.dom[d].plan = kzalloc(sizeof(*n3t_cfg.dom[d].plan), GFP_KERNEL);
 		if (!n3t_cfg.dom[d].plan) {

@@ -18,13 +18,22 @@
 struct perf_event;
 
 /**
- * struct n3t_pub_set - one event set's part of a published interval
- * @good_ns: time the set counted in complete slices
+ * struct n3t_pub_set - one event set's latest counting, as published
+ * @seq: sequence number of the interval the set's values come from: the
+ *	last one it was counted in (0: not counted since collection started)
+ * @end_ns: end of that interval (ktime_get_ns())
+ * @interval_ns: its length
+ * @good_ns: time the set counted in complete slices in it
  * @lost: slices of this set discarded since collection started
  *
- * The set's counts are in the CPU's delta array (see n3t_read_cpu()).
+ * The set's counts are in the CPU's delta array (see n3t_read_cpu()).  With
+ * the rotating schedule (enum n3t_schedule) a set is counted in one
+ * interval out of several, and keeps its values until its next turn.
  */
 struct n3t_pub_set {
+	u64 seq;
+	u64 end_ns;
+	u64 interval_ns;
 	u64 good_ns;
 	u64 lost;
 };
@@ -66,6 +75,8 @@ struct n3t_result {
  *	the state or here, never in both nor in neither
  * @seq: the last interval sequence number those states published: the next
  *	state numbers its intervals on from there
+ * @turn: the rotating schedule's position those states reached: the next
+ *	state goes on from there
  * @lost: slices those states discarded
  * @ev_count: counts of the CPU's torn-down collection states, per event
  * @ev_ns: their counting times, per event
@@ -78,6 +89,7 @@ struct n3t_result {
 struct n3t_base {
 	seqlock_t lock;	/* see above */
 	u64 seq;
+	unsigned int turn;
 	u64 lost;
 	u64 ev_count[N3T_MAX_EVENTS];
 	u64 ev_ns[N3T_MAX_EVENTS];
@@ -106,15 +118,13 @@ struct n3t_cpu_ev {
  * @acc: this interval's count over the set's complete slices
  * @ev: event index of the CPU's model
  * @ctr: its counter in &struct n3t_cpu.ctr, one per event and shared by
- *	every set that counts the event
- * @keep: the next set in the rotation counts the event too, so its counter
- *	stays enabled across the switch
+ *	every set that counts the event: if the next set counts the event
+ *	too, the counter stays enabled across the switch
  */
 struct n3t_cpu_member {
 	u64 acc;
 	u8 ev;
 	u8 ctr;
-	bool keep;
 };
 
 /**
@@ -124,6 +134,7 @@ struct n3t_cpu_member {
  * @good_ns: this interval's time in complete slices
  * @lost: discarded slices since start
  * @starved: this interval, a slice was lost before any was complete
+ * @starved_turns: consecutive intervals of the set's that ended starved
  */
 struct n3t_cpu_set {
 	unsigned int first;
@@ -131,6 +142,7 @@ struct n3t_cpu_set {
 	u64 good_ns;
 	u64 lost;
 	bool starved;
+	unsigned int starved_turns;
 };
 
 /**
@@ -143,11 +155,18 @@ struct n3t_cpu_set {
  * @nr_ev: n3t_plan_nr_events(@plan): entries of @ev and @pub_delta
  * @nr_ctr: distinct events of @plan: entries of @ctr
  * @work: the slice timer, bound to @cpu, deferrable
+ * @nr_every: sets 0 .. @nr_every - 1 are counted in every interval, the
+ *	others one per interval in turn (@nr_sets with the every-set schedule)
+ * @nr_slots: slices per interval: @nr_every, plus one for the set whose
+ *	turn it is if any set rotates
+ * @slot: the slice under way, 0 .. @nr_slots - 1
+ * @turn: intervals since the rotation began (continues the CPU's
+ *	struct n3t_base's): the set in rotation this interval is
+ *	@nr_every + @turn % (@nr_sets - @nr_every)
  * @active: index of the set counting now
  * @interval_start: ktime_get_ns() at the start of the current interval
  * @epoch: jiffies at the start of the current interval's slice schedule
  * @seq: interval sequence number (continues the CPU's struct n3t_base's)
- * @starved_intervals: consecutive intervals with a set that never counted
  * @gen: the collection start that created it
  * @set: the sets (sampler only)
  * @ev: the events of all sets, set after set (sampler only)
@@ -158,9 +177,10 @@ struct n3t_cpu_set {
  * @pub_lock: seqcount protecting @pub, @pub_set and @pub_delta; written
  *	only by the sampler on @cpu with preemption off, read locklessly
  * @pub: the latest published interval
- * @pub_set: per-set data of @pub, @nr_sets entries
- * @pub_delta: counts of @pub's complete slices, @nr_ev entries, in the
- *	order of @ev
+ * @pub_set: per-set data of @pub, @nr_sets entries: each set's latest
+ *	interval (the sampler reads its own without @pub_lock)
+ * @pub_delta: counts of each set's complete slices in its latest interval,
+ *	@nr_ev entries, in the order of @ev
  * @nr_look: events in @look (0: the module runs at its load-time capacity
  *	and does not look)
  * @look: disabled, flexible events that ask, all together, for the
@@ -190,11 +210,14 @@ struct n3t_cpu {
 	unsigned int nr_ev;
 	unsigned int nr_ctr;
 	struct delayed_work work;
+	unsigned int nr_every;
+	unsigned int nr_slots;
+	unsigned int slot;
+	unsigned int turn;
 	unsigned int active;
 	u64 interval_start;
 	unsigned long epoch;
 	u64 seq;
-	unsigned int starved_intervals;
 	unsigned int gen;
 	struct n3t_cpu_set *set;
 	struct n3t_cpu_member *ev;
@@ -239,6 +262,19 @@ enum n3t_cpu_state {
 };
 
 #define N3T_MAX_DOMAINS		4
+
+/**
+ * enum n3t_schedule - which sets an interval counts (the schedule file)
+ * @N3T_SCHED_ROTATE: the default: the sets of the first selected group
+ *	(topdown_l1) in every interval, one other set per interval in turn
+ * @N3T_SCHED_ALL: every set in every interval (short studies)
+ * @N3T_NR_SCHEDULES: number of schedules
+ */
+enum n3t_schedule {
+	N3T_SCHED_ROTATE,
+	N3T_SCHED_ALL,
+	N3T_NR_SCHEDULES
+};
 
 /**
  * struct n3t_domain - the CPUs of one core type, and how they are counted
@@ -286,9 +322,10 @@ struct n3t_domain {
  *	writes, the enabled file, the re-pack work, test controls) and
  *	protects @exiting and @paused; held
  *	across cpuhp calls, so never taken by a sysfs reader
- * @lock: protects the domains' plans and @interval_ms against readers;
+ * @lock: protects the domains' plans, @interval_ms and @schedule against readers;
  *	never held across cpuhp calls or while taking cpus_read_lock()
  * @interval_ms: interval length
+ * @schedule: enum n3t_schedule; a CPU reads it when it is set up
  * @pmu_type: perf PMU type used for the counters
  * @repacks_down: re-packs for fewer counters since load
  * @repacks_up: re-packs back up since load
@@ -303,6 +340,7 @@ struct n3t_config {
 	struct mutex reconf;	/* see above */
 	struct mutex lock;	/* see above */
 	unsigned int interval_ms;
+	unsigned int schedule;
 	u32 pmu_type;
 	unsigned int repacks_down;
 	unsigned int repacks_up;
@@ -320,7 +358,9 @@ extern bool n3t_pinned;
 
 int n3t_collect_init(void);
 void n3t_collect_exit(void);
-int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms);
+int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms,
+			    unsigned int schedule);
+extern const char * const n3t_schedule_names[N3T_NR_SCHEDULES];
 int n3t_collect_enable(bool on);
 int n3t_parse_selection(const char *buf, size_t count, u32 *groups);
 struct n3t_domain *n3t_cpu_domain(unsigned int cpu);
@@ -328,6 +368,8 @@ struct n3t_domain *n3t_cpu_identify(void);
 bool n3t_cpu_wanted(unsigned int cpu);
 bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_result *res,
 		  struct n3t_pub_set *sets, u64 *delta);
+void n3t_group_age(const struct n3t_plan *plan, const struct n3t_pub_set *sets,
+		   unsigned int group, u64 *seq, u64 *end_ns);
 enum n3t_cpu_state n3t_cpu_state(unsigned int cpu);
 const char *n3t_cpu_state_name(enum n3t_cpu_state state);
 

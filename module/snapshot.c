@@ -23,6 +23,7 @@
 
 static_assert(N3T_SNAP_MAX_EVENTS == N3T_MAX_EVENTS);
 static_assert(N3T_SNAP_MAX_METRICS == N3T_MAX_METRICS);
+static_assert(N3T_SNAP_MAX_GROUPS == N3T_MAX_GROUPS);
 
 /**
  * struct n3t_snap_file - one open file's snapshot
@@ -39,7 +40,8 @@ struct n3t_snap_file {
 };
 
 static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
-			    const struct n3t_domain *dom, const struct n3t_result *res)
+			    const struct n3t_domain *dom, const struct n3t_result *res,
+			    const struct n3t_pub_set *sets)
 {
 	unsigned int i;
 
@@ -67,6 +69,9 @@ static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
 		r->event_count[i] = res->ev_count[i];
 		r->event_ns[i] = res->ev_ns[i];
 	}
+	for (i = 0; res->seq && i < dom->model->nr_groups; i++)
+		if (dom->plan->groups & BIT(i))
+			n3t_group_age(dom->plan, sets, i, &r->group_seq[i], &r->group_end_ns[i]);
 }
 
 /*
@@ -126,6 +131,7 @@ static int n3t_snapshot_take(struct n3t_snap_file *sf)
 	struct n3t_snapshot_record *rec;
 	unsigned int cpu, n = 0, max = num_online_cpus();
 	size_t names, names_size, off_rec;
+	struct n3t_pub_set *sets;
 	struct n3t_result *res;
 	char *snap;
 
@@ -136,9 +142,11 @@ static int n3t_snapshot_take(struct n3t_snap_file *sf)
 	names_size = names + 32;	/* room for a wider group mask */
 	off_rec = ALIGN(sizeof(*h) + names_size, 8);
 	res = kmalloc(sizeof(*res), GFP_KERNEL);
+	sets = kmalloc_array(N3T_MAX_SETS, sizeof(*sets), GFP_KERNEL);
 	snap = n3t_snapshot_alloc(size_add(off_rec, array_size(max, sizeof(*rec))));
-	if (!res || !snap) {
+	if (!res || !sets || !snap) {
 		kfree(res);
+		kfree(sets);
 		kvfree(snap);
 		return -ENOMEM;
 	}
@@ -157,8 +165,8 @@ static int n3t_snapshot_take(struct n3t_snap_file *sf)
 		if (!dom)
 			memset(res, 0, sizeof(*res));
 		else
-			n3t_read_cpu(cpu, dom->plan, res, NULL, NULL);
-		n3t_fill_record(&rec[n++], cpu, dom, res);
+			n3t_read_cpu(cpu, dom->plan, res, sets, NULL);
+		n3t_fill_record(&rec[n++], cpu, dom, res, sets);
 	}
 	h->magic = N3T_SNAP_MAGIC;
 	h->abi_version = N3T_SNAP_ABI_VERSION;
@@ -174,6 +182,7 @@ static int n3t_snapshot_take(struct n3t_snap_file *sf)
 	h->records_offset = off_rec;
 	h->fixed_scale = N3T_FIXED_SCALE;
 	mutex_unlock(&n3t_cfg.lock);
+	kfree(sets);
 	kfree(res);
 
 	kvfree(sf->buf);

@@ -11,14 +11,27 @@
 #include <linux/error-injection.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "models.h"
 #include "n3telemetry.h"
 
 #define N3T_SYSTEM	(-1)
 #define N3T_WRITE_MAX	512
+
+/*
+ * show() prints into one page.  The longest text of each file for every
+ * table is computed by tools/models/gen_models.py (models.h) and checked
+ * beside its show(); here, that the limits it assumed are the module's.
+ */
+static_assert(N3T_TEXT_VALUE_BUF == N3T_VALUE_BUF,
+	      "gen_models.py VALUE_BUF differs from N3T_VALUE_BUF: update and regenerate");
+static_assert(N3T_TEXT_DOMAINS == N3T_MAX_DOMAINS,
+	      "gen_models.py MAX_DOMAINS differs from N3T_MAX_DOMAINS: update and regenerate");
+static_assert(N3T_TEXT_MAX <= PAGE_SIZE, "a sysfs file's text does not fit in a page");
 
 static struct kobject *n3t_kobj;
 static enum cpuhp_state n3t_sysfs_hp;
@@ -96,6 +109,7 @@ static struct n3t_view *n3t_view_get(int cpu)
 	unsigned int c, s, i, e, first;
 	struct n3t_view *v, *one = NULL;
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
+	DECLARE_BITMAP(overflow, N3T_MAX_SETS);
 	u64 *counts;
 
 	v = n3t_view_alloc(nr, nr_ev);
@@ -112,14 +126,16 @@ static struct n3t_view *n3t_view_get(int cpu)
 	}
 
 	/*
-	 * system: sum the latest interval's per-set deltas of the first
-	 * domain's CPUs that collect, and the cumulative counts of all of its
-	 * CPUs, offline or paused ones included: the totals never go down
+	 * system: sum each set's latest deltas of the first domain's CPUs
+	 * that collect, and the cumulative counts of all of its CPUs, offline
+	 * or paused ones included: the totals never go down.  A set whose sum
+	 * of an event passes 2^64 has no values (nan), never a wrapped one.
 	 */
 	one = n3t_view_alloc(nr, nr_ev);
 	counts = kcalloc(N3T_MAX_EVENTS, sizeof(*counts), GFP_KERNEL);
 	if (!one || !counts)
 		goto fail;
+	bitmap_zero(overflow, N3T_MAX_SETS);
 	/* no cpus_read_lock(): CPUs going offline simply stop publishing */
 	for_each_possible_cpu(c) {
 		bool live;
@@ -142,24 +158,32 @@ static struct n3t_view *n3t_view_get(int cpu)
 		v->res.seq = max(v->res.seq, one->res.seq);
 		v->res.end_ns = max(v->res.end_ns, one->res.end_ns);
 		v->res.interval_ns = max(v->res.interval_ns, one->res.interval_ns);
+		v->res.nr_sets = max(v->res.nr_sets, one->res.nr_sets);
 		for (s = 0, first = 0; s < nr; s++) {
 			unsigned int w = bitmap_weight(plan->set[s].events, N3T_MAX_EVENTS);
+			struct n3t_pub_set *vs = &v->sets[s], *os = &one->sets[s];
+			u64 *sum = &v->delta[first], *add = &one->delta[first];
 
-			v->sets[s].lost += one->sets[s].lost;
-			if (one->sets[s].good_ns) {
+			vs->lost += os->lost;
+			if (os->good_ns) {
 				for (i = 0; i < w; i++)
-					v->delta[first + i] += one->delta[first + i];
-				v->sets[s].good_ns += one->sets[s].good_ns;
+					if (check_add_overflow(sum[i], add[i], &sum[i]))
+						__set_bit(s, overflow);
+				vs->good_ns += os->good_ns;
+				/* the newest interval summed, and when the oldest ended */
+				vs->seq = max(vs->seq, os->seq);
+				vs->end_ns = vs->end_ns ? min(vs->end_ns, os->end_ns) : os->end_ns;
+				vs->interval_ns = max(vs->interval_ns, os->interval_ns);
 			}
 			first += w;
 		}
 	}
-	v->res.nr_sets = nr;
 	for (s = 0, i = 0; s < nr; s++) {
 		bitmap_zero(counted, N3T_MAX_EVENTS);
 		for_each_set_bit(e, plan->set[s].events, N3T_MAX_EVENTS) {
 			counts[e] = v->delta[i++];
-			if (v->sets[s].good_ns && test_bit(e, dom->usable))
+			if (v->sets[s].good_ns && !test_bit(s, overflow) &&
+			    test_bit(e, dom->usable))
 				__set_bit(e, counted);
 		}
 		bitmap_or(v->res.counted, v->res.counted, counted, N3T_MAX_EVENTS);
@@ -248,6 +272,9 @@ static int n3t_attr_group(const struct n3t_domain *dom, const struct attribute *
 	return n3t_group_by_name(dom->model, attr->name, strlen(attr->name));
 }
 
+static_assert(N3T_TEXT_MAX_GROUP_FILE <= PAGE_SIZE,
+	      "cpuN/<group>: the largest group's text does not fit in a page");
+
 static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	const struct n3t_group_desc *grp;
@@ -281,6 +308,8 @@ static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return len;
 }
 
+static_assert(N3T_TEXT_MAX_EVENTS <= PAGE_SIZE, "cpuN/events does not fit in a page");
+
 static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	struct n3t_view *v;
@@ -299,6 +328,8 @@ static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 	return len;
 }
 
+static_assert(N3T_TEXT_MAX_DIR_CPU_MODEL <= PAGE_SIZE, "cpuN/cpu_model does not fit in a page");
+
 static ssize_t cpu_model_dir_show(struct kobject *kobj, struct kobj_attribute *attr,
 				  char *buf)
 {
@@ -312,6 +343,8 @@ static ssize_t cpu_model_dir_show(struct kobject *kobj, struct kobj_attribute *a
 			  n3t_cpu_wanted(n3t_dir_cpu(kobj)) ? "unsupported" : "isolated");
 }
 
+/* two lines per set, a set per metric at most: per-set ages are in ages */
+static_assert(N3T_TEXT_MAX_STATUS <= PAGE_SIZE, "cpuN/status does not fit in a page");
 static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	struct n3t_view *v;
@@ -323,6 +356,7 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 		return -ENOMEM;
 	len = sysfs_emit(buf, "seq %llu\nend_ns %llu\ninterval_ns %llu\nlost_slices %llu\n",
 			 v->res.seq, v->res.end_ns, v->res.interval_ns, v->res.lost);
+	len += sysfs_emit_at(buf, len, "sets_per_interval %u\n", v->res.nr_sets);
 	if (n3t_dir_cpu(kobj) != N3T_SYSTEM)
 		len += sysfs_emit_at(buf, len, "state %s\n", n3t_cpu_state_name(v->state));
 	else
@@ -335,24 +369,99 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 				     v->nr_state[N3T_CPU_NO_COUNTERS],
 				     v->nr_state[N3T_CPU_UNSUPPORTED]);
 	for (s = 0; s < v->nr_sets; s++) {
-		u64 ivl = v->res.interval_ns;
+		const struct n3t_pub_set *ps = &v->sets[s];
 		/* system/: good_ns sums over CPUs; coverage is per CPU on average */
-		u64 good = v->sets[s].good_ns;
+		u64 good = ps->good_ns;
 		u64 ppm = 0;
 
 		if (n3t_dir_cpu(kobj) == N3T_SYSTEM && v->nr_cpus)
 			good = div_u64(good, v->nr_cpus);
-		if (ivl)
-			ppm = min_t(u64, mul_u64_u64_div_u64(good, 10000, ivl), 10000);
+		if (ps->interval_ns)
+			ppm = min_t(u64, mul_u64_u64_div_u64(good, 10000, ps->interval_ns), 10000);
 		len += sysfs_emit_at(buf, len, "set%u_coverage %llu.%02llu\nset%u_lost %llu\n",
-				     s, ppm / 100, ppm % 100, s, v->sets[s].lost);
+				     s, ppm / 100, ppm % 100, s, ps->lost);
 	}
 	kvfree(v);
 	return len;
 }
 
+static_assert(N3T_TEXT_MAX_AGES <= PAGE_SIZE, "cpuN/ages does not fit in a page");
+
+/*
+ * How old each selected group's values are: its oldest set's latest
+ * interval (sets not counted yet: seq 0, age nan).
+ */
+static ssize_t ages_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	const struct n3t_model *model;
+	const struct n3t_plan *plan;
+	char age[N3T_VALUE_BUF];
+	u64 now = ktime_get_ns();
+	struct n3t_view *v;
+	unsigned int g;
+	int len = 0;
+
+	mutex_lock(&n3t_cfg.lock);
+	v = n3t_view_get(n3t_dir_cpu(kobj));
+	if (v && v->dom) {
+		plan = v->dom->plan;
+		model = v->dom->model;
+		for (g = 0; g < model->nr_groups; g++) {
+			u64 seq = 0, end_ns = 0;
+
+			if (!(plan->groups & BIT(g)))
+				continue;
+			if (v->ok)
+				n3t_group_age(plan, v->sets, g, &seq, &end_ns);
+			/* milliseconds, like interval_ms */
+			n3t_format(age, sizeof(age), 0,
+				   div_u64(now - min(end_ns, now), NSEC_PER_MSEC) * N3T_FIXED_SCALE,
+				   seq && now - min(end_ns, now) < (u64)S64_MAX / N3T_FIXED_SCALE);
+			len += sysfs_emit_at(buf, len, "%s seq %llu end_ns %llu age_ms %s\n",
+					     model->groups[g].name, seq, end_ns, age);
+		}
+	}
+	mutex_unlock(&n3t_cfg.lock);
+	if (!v)
+		return -ENOMEM;
+	kvfree(v);
+	return len;
+}
+
+static const char *n3t_sched_word(unsigned int i)
+{
+	return i < N3T_NR_SCHEDULES ? n3t_schedule_names[i] : "";
+}
+
+static ssize_t schedule_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	unsigned int cur = READ_ONCE(n3t_cfg.schedule), i;
+	int len = 0;
+
+	/* like a block queue's scheduler file: the one in use in brackets */
+	for (i = 0; i < N3T_NR_SCHEDULES; i++)
+		len += sysfs_emit_at(buf, len, i == cur ? "%s[%s]" : "%s%s", i ? " " : "",
+				     n3t_sched_word(i));
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static ssize_t schedule_store(struct kobject *kobj, struct kobj_attribute *attr,
+			      const char *buf, size_t count)
+{
+	int i, ret;
+
+	if (count > N3T_WRITE_MAX || memchr(buf, 0, count))
+		return -EINVAL;
+	i = sysfs_match_string(n3t_schedule_names, buf);
+	if (i < 0)
+		return -EINVAL;
+	ret = n3t_collect_reconfigure(NULL, N3T_KEEP, i);
+	return ret ? ret : count;
+}
+
 /* data (events, group files): 0444, show() checks n3t_data_allowed() */
 static struct kobj_attribute events_attr = __ATTR(events, 0444, events_show, NULL);
+static struct kobj_attribute ages_attr = __ATTR(ages, 0444, ages_show, NULL);
 static struct kobj_attribute status_attr = __ATTR(status, 0444, status_show, NULL);
 static struct kobj_attribute cpu_model_dir_attr = __ATTR(cpu_model, 0444, cpu_model_dir_show,
 							 NULL);
@@ -452,6 +561,8 @@ static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr, c
 	return sysfs_emit(buf, "%s\n", N3T_VERSION);
 }
 
+static_assert(N3T_TEXT_MAX_CPU_MODEL <= PAGE_SIZE, "cpu_model does not fit in a page");
+
 static ssize_t cpu_model_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	unsigned int d;
@@ -506,7 +617,7 @@ static ssize_t interval_ms_store(struct kobject *kobj, struct kobj_attribute *at
 		return ret;
 	if (ms < N3T_INTERVAL_MIN || ms > N3T_INTERVAL_MAX)
 		return -ERANGE;
-	ret = n3t_collect_reconfigure(NULL, ms);
+	ret = n3t_collect_reconfigure(NULL, ms, N3T_KEEP);
 	return ret ? ret : count;
 }
 
@@ -534,6 +645,9 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	ret = n3t_collect_enable(buf[0] == '1');
 	return ret ? ret : count;
 }
+
+static_assert(N3T_TEXT_MAX_GROUP_LIST <= PAGE_SIZE,
+	      "groups, available_groups: the names do not fit in a page");
 
 /* The group names of every domain, @sel's (or all), each name once. */
 static int n3t_emit_groups(char *buf, const u32 *sel)
@@ -581,7 +695,7 @@ static ssize_t groups_store(struct kobject *kobj, struct kobj_attribute *attr,
 
 	if (ret)
 		return ret;
-	ret = n3t_collect_reconfigure(sel, N3T_KEEP);
+	ret = n3t_collect_reconfigure(sel, N3T_KEEP, N3T_KEEP);
 	return ret ? ret : count;
 }
 
@@ -590,6 +704,8 @@ static ssize_t available_groups_show(struct kobject *kobj, struct kobj_attribute
 {
 	return n3t_emit_groups(buf, NULL);
 }
+
+static_assert(N3T_TEXT_MAX_SETS <= PAGE_SIZE, "sets: a plan's sets do not fit in a page");
 
 static int n3t_emit_sets(const struct n3t_domain *d, char *buf)
 {
@@ -623,6 +739,7 @@ static struct kobj_attribute groups_attr = __ATTR_RW(groups);
 static struct kobj_attribute available_groups_attr = __ATTR_RO(available_groups);
 static struct kobj_attribute sets_attr = __ATTR_RO(sets);
 static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
+static struct kobj_attribute schedule_attr = __ATTR_RW(schedule);
 
 static struct attribute *n3t_top_attrs[] = {
 	&version_attr.attr,
@@ -634,6 +751,7 @@ static struct attribute *n3t_top_attrs[] = {
 	&available_groups_attr.attr,
 	&sets_attr.attr,
 	&enabled_attr.attr,
+	&schedule_attr.attr,
 	NULL,
 };
 
@@ -687,6 +805,9 @@ static ssize_t model_sets_show(struct kobject *kobj, struct kobj_attribute *attr
 	return n3t_emit_sets(n3t_kobj_dom(kobj), buf);
 }
 
+static_assert(N3T_TEXT_MAX_MODEL_EVENTS <= PAGE_SIZE,
+	      "models/<model>/events: the events do not fit in a page");
+
 static ssize_t model_events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	const struct n3t_model *model = n3t_kobj_dom(kobj)->model;
@@ -698,6 +819,9 @@ static ssize_t model_events_show(struct kobject *kobj, struct kobj_attribute *at
 				     model->events[e].code);
 	return len;
 }
+
+static_assert(N3T_TEXT_MAX_MODEL_METRICS <= PAGE_SIZE,
+	      "models/<model>/metrics: the metrics do not fit in a page");
 
 static ssize_t model_metrics_show(struct kobject *kobj, struct kobj_attribute *attr,
 				  char *buf)
@@ -713,6 +837,9 @@ static ssize_t model_metrics_show(struct kobject *kobj, struct kobj_attribute *a
 	}
 	return len;
 }
+
+static_assert(N3T_TEXT_MAX_MODEL_GROUPS <= PAGE_SIZE,
+	      "models/<model>/groups: the groups do not fit in a page");
 
 static ssize_t model_groups_show(struct kobject *kobj, struct kobj_attribute *attr,
 				 char *buf)
@@ -833,7 +960,7 @@ static int n3t_group_attrs_init(void)
 	for (i = 0; i < n3t_nr_models; i++)
 		max += n3t_models[i]->nr_groups;
 	n3t_group_attrs = kcalloc(max, sizeof(*n3t_group_attrs), GFP_KERNEL);
-	n3t_dir_attrs = kcalloc(max + 4, sizeof(*n3t_dir_attrs), GFP_KERNEL);
+	n3t_dir_attrs = kcalloc(max + 5, sizeof(*n3t_dir_attrs), GFP_KERNEL);
 	if (!n3t_group_attrs || !n3t_dir_attrs) {
 		kfree(n3t_group_attrs);
 		kfree(n3t_dir_attrs);
@@ -860,6 +987,7 @@ static int n3t_group_attrs_init(void)
 	n3t_nr_group_attrs = n;
 	n3t_dir_attrs[n++] = &events_attr.attr;
 	n3t_dir_attrs[n++] = &status_attr.attr;
+	n3t_dir_attrs[n++] = &ages_attr.attr;
 	n3t_dir_attrs[n++] = &cpu_model_dir_attr.attr;
 	n3t_dir_group.attrs = n3t_dir_attrs;
 	return 0;

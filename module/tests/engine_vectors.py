@@ -3,8 +3,9 @@
 """Generate engine_vectors.h: expected printed values of every metric of
 every model for a few count vectors, computed from Arm's own formula strings
 with exact rationals (fractions.Fraction), rounded half away from zero to the
-unit's precision.  Independent of the engine's code and tables: models,
-events and metrics are named, not indexed.
+unit's precision (selftests/host/expected.py, shared with the host tests).
+Independent of the engine's code and tables: models, events and metrics are
+named, not indexed.
 
 Vectors per model: a realistic interval, zeros, all equal, all 2^44 - 1, a
 negative frontend_bound where the model has one, the realistic interval with
@@ -21,7 +22,10 @@ import zlib
 from fractions import Fraction
 from math import floor
 
-LIMIT = 1 << 44
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', '..', 'selftests', 'host'))
+import expected  # noqa: E402  (units, printed text, ties: shared with the host tests)
+
 # A realistic interval (1e9 cycles); events not listed get a fixed value
 # derived from their name.
 TYPICAL = dict(CPU_CYCLES=1000000000, INST_RETIRED=1800000000, STALL_SLOT=2600000000,
@@ -54,45 +58,9 @@ TIE_METRICS = ['retiring', 'bad_speculation', 'frontend_bound', 'backend_bound',
                'l1d_cache_miss_ratio', 'l2_cache_mpki', 'backend_stalled_cycles']
 
 
-def decimals(unit):
-    if unit.startswith('percent'):
-        return 2
-    if unit in ('MPKI', 'per cycle', 'operations per cycle'):
-        return 3
-    if unit in ('per branch', 'per TLB access', 'per cache access'):
-        return 4
-    raise SystemExit(f'unknown unit {unit!r}')
-
-
-def compile_formula(formula, slots):
-    """(counts, S) -> Fraction or None; the slot literal times CPU_CYCLES is S."""
-    lit = str(slots)
-    f = re.sub(r'\(\s*CPU_CYCLES\s*\*\s*' + lit + r'\s*\)', '(CPU_CYCLES * S)', formula)
-    f = re.sub(r'\(\s*' + lit + r'\s*\*\s*CPU_CYCLES\s*\)', '(S * CPU_CYCLES)', f)
-    expr = re.sub(r'\b([A-Z][A-Z0-9_]+)\b', lambda m: f'C["{m.group(1)}"]', f)
-    expr = re.sub(r'\bC\["S"\]', 'S', expr)
-    expr = re.sub(r'(?<![\w"])(\d+)(?![\w"])', r'F(\1)', expr)
-    code = eval('lambda C, S: ' + expr, {'F': Fraction})  # noqa: S307
-
-    def run(counts, s):
-        try:
-            return code({k: Fraction(v) for k, v in counts.items()}, Fraction(s))
-        except ZeroDivisionError:
-            return None
-    return run
-
-
-def fmt(v, dec):
-    if v is None:
-        return 'nan'
-    q = abs(v) * 10 ** dec
-    r = floor(q) + (1 if q - floor(q) >= Fraction(1, 2) else 0)
-    s = '-' if v < 0 and r else ''
-    return f'{s}{r // 10 ** dec}.{r % 10 ** dec:0{dec}d}'
-
-
 def mobius(fn, counts, y, slots):
-    """a, b, c, d with fn = (a y + b) / (c y + d) in the count y, or None."""
+    """a, b, c, d with fn = (a y + b) / (c y + d) in the count y, or None;
+    d = 1 (these vectors were built without the functions with d = 0)."""
     ys = [Fraction(v) for v in (3, 11, 29, 61)]
     fs = []
     for v in ys:
@@ -100,21 +68,8 @@ def mobius(fn, counts, y, slots):
         if f is None:
             return None
         fs.append(f)
-    # a y + b - c y f - d f = 0 at three points; fix the last free unknown
-    rows = [[y0, Fraction(1), -y0 * f0, -f0] for y0, f0 in zip(ys[:3], fs[:3])]
-    for col in range(3):
-        p = next((i for i in range(col, 3) if rows[i][col]), None)
-        if p is None:
-            return None
-        rows[col], rows[p] = rows[p], rows[col]
-        rows[col] = [x / rows[col][col] for x in rows[col]]
-        for i in range(3):
-            if i != col:
-                rows[i] = [x - rows[i][col] * z for x, z in zip(rows[i], rows[col])]
-    a, b, c, d = -rows[0][3], -rows[1][3], -rows[2][3], Fraction(1)
-    if a * d == b * c or c * ys[3] + d == 0 or (a * ys[3] + b) / (c * ys[3] + d) != fs[3]:
-        return None
-    return a, b, c, d
+    abcd = expected.mobius(ys, fs)
+    return abcd if abcd and abcd[3] else None
 
 
 def make_tie(rng, fn, names, evs, slots, dec):
@@ -124,17 +79,14 @@ def make_tie(rng, fn, names, evs, slots, dec):
         abcd = mobius(fn, counts, y, slots)
         if abcd is None:
             continue
-        a, b, c, d = abcd
         k = floor(fn(counts, slots) * 10 ** dec) + rng.randrange(-20, 20)
         t = (Fraction(k) + Fraction(1, 2)) / 10 ** dec
-        if t * c == a:
-            continue
-        yv = (b - t * d) / (t * c - a)
-        if yv <= 0:
+        yv = expected.solve_tie(abcd, t)
+        if yv is None:
             continue
         out = {n: v * yv.denominator for n, v in counts.items()}
         out[y] = yv.numerator
-        if max(out.values()) >= LIMIT or fn(out, slots) != t:
+        if max(out.values()) >= expected.LIMIT or fn(out, slots) != t:
             continue
         return out
     raise SystemExit(f'no tie found for {evs}')
@@ -148,13 +100,13 @@ def model_vectors(spec, model):
     slots = int(spec['product_configuration']['num_slots'])
     names = sorted({e for m in spec['metrics'].values() for e in m['events']},
                    key=lambda e: int(spec['events'][e]['code'], 16))
-    fns = {n: compile_formula(m['formula'], slots) for n, m in spec['metrics'].items()}
+    fns = {n: expected.oracle(m['formula'], slots) for n, m in spec['metrics'].items()}
     typ = {n: typical(n) for n in names}
     vectors = [
         ('typical', slots, typ),
         ('zeros', slots, {n: 0 for n in names}),
         ('equal', slots, {n: 1000 for n in names}),
-        ('max_range', slots, {n: LIMIT - 1 for n in names}),
+        ('max_range', slots, {n: expected.LIMIT - 1 for n in names}),
         ('typical_slots_4', 4, typ),
         ('typical_slots_255', 255, typ),
     ]
@@ -168,7 +120,7 @@ def model_vectors(spec, model):
             continue
         m = spec['metrics'][mname]
         counts = make_tie(rng, fns[mname], names, sorted(set(m['events'])), slots,
-                          decimals(m['units']))
+                          expected.decimals(m['units']))
         vectors.append((f'tie_{mname}', slots, counts))
     return names, fns, vectors
 
@@ -191,7 +143,7 @@ def main():
             first = len(expect)
             for mname in sorted(spec['metrics']):
                 m = spec['metrics'][mname]
-                text = fmt(fns[mname](counts, slots), decimals(m['units']))
+                text = expected.fmt(fns[mname](counts, slots), expected.decimals(m['units']))
                 expect.append(f'\t{{ "{mname}", "{text}" }},')
             table.append(f'\t{{ "{model}", "{vname}", {slots},\n\t  {arr},\n'
                          f'\t  ARRAY_SIZE({arr}), {first}, {len(expect) - first} }},')

@@ -7,9 +7,11 @@
 # guest ns, whatever the host does).  See README, "Cost".
 #
 #   bench.sh            the full matrix (1, 4, 16 vCPUs; scaling to 64)
-#   bench.sh --smoke    1 vCPU, two configurations and the perf-call probe, a
-#                       few seconds: checks the harness yields a complete table
-#                       (make check runs it)
+#   bench.sh --smoke    1 vCPU, 2 s runs: idle and the module's default twice,
+#                       schedule=all, perf stat grouped and node_exporter (the
+#                       persistent client) once, and the perf-call probe:
+#                       checks the harness yields a complete table, targets
+#                       reported, never asserted (make check runs it)
 #
 # Environment: N3T_BENCH_CPUS="1 4 16", N3T_BENCH_SCALE="1 4 16 64",
 # N3T_BENCH_SECS=5, N3T_BENCH_REPS=2, N3T_BENCH_JOBS=$(nproc).  Results:
@@ -47,13 +49,14 @@ make -s -C "$ddir/kdir" M="$src/selftests/bench/perfcost" modules >> "$out/build
 rm -rf "$out/mod" && mkdir -p "$out/mod"
 cp "$src/module/n3telemetry.ko" "$src/selftests/bench/perfcost/n3t_perfcost.ko" "$out/mod/"
 
-step "guest programs: n3tel, busy loop, perf and node_exporter from Debian"
+step "guest programs: n3tel, busy loop, scrape client, perf and node_exporter from Debian"
 make -s -C "$src/tools/n3tel" arm64 > "$out/n3tel.log" 2>&1 || { cat "$out/n3tel.log"; exit 1; }
 gdeps=$("$here/guest-deps.sh" | tail -1)
 ov=$out/overlay
 rm -rf "$ov" && mkdir -p "$ov/bin" "$ov/bench"
 cp -a "$gdeps/root/." "$ov/"
 aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -o "$ov/bin/spin" "$here/spin.c"
+aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -o "$ov/bin/scrape" "$here/scrape.c"
 cp "$src/tools/n3tel/n3tel-arm64" "$ov/bin/n3tel"
 cp "$here/guest.sh" "$ov/bench/"
 for a in wget ifconfig; do ln -s busybox "$ov/bin/$a"; done
@@ -83,9 +86,9 @@ secs=${N3T_BENCH_SECS:-5}
 reps=${N3T_BENCH_REPS:-2}
 jobs=${N3T_BENCH_JOBS:-$(nproc)}
 if [ $mode = smoke ]; then
-	step "smoke: 1 vCPU, idle and module default, 2 s runs"
-	boot smoke 1 600 n3t.configs=idle,mod-default n3t.secs=2 n3t.settle=1.2 n3t.reps=2 \
-		n3t.perfcost=1
+	step "smoke: 1 vCPU, idle, module default and schedule=all, perf stat, node_exporter, 2 s runs"
+	boot smoke 1 600 n3t.configs=idle,mod-default n3t.once=mod-sched-all,perf-grouped,ne-1s \
+		n3t.secs=2 n3t.settle=1.2 n3t.reps=2 n3t.perfcost=1
 	python3 "$here/table.py" --smoke "$out/smoke.log"
 	echo "== smoke done in $(( $(date +%s) - t0 ))s"
 	exit 0
@@ -112,8 +115,8 @@ fi
 # Every boot is independent (the guest's clock is its instruction count):
 # run up to $jobs at a time.
 step "boots, $jobs at a time"
-all=idle,idle-20s,mod-default,mod-all,mod-100ms,mod-10s,mod-1set,perf-grouped,perf-flat,perf-all-grouped,perf-all-flat,ne-15s,ne-1s
-few=idle,mod-default,mod-all,mod-100ms,perf-grouped,perf-flat,ne-15s,ne-1s
+all=idle,idle-20s,mod-default,mod-sched-all,mod-all,mod-100ms,mod-10s,mod-1set,perf-grouped,perf-flat,perf-all-grouped,perf-all-flat,ne-15s,ne-1s,ne-15s-wget
+few=idle,mod-default,mod-sched-all,mod-all,mod-100ms,perf-grouped,perf-flat,ne-15s,ne-1s
 specs=()
 for n in ${N3T_BENCH_CPUS:-1 4 16}; do
 	c=$few

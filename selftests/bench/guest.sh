@@ -5,23 +5,34 @@
 # of guest seconds, stop the load.  Every figure goes to the console on a
 # "BENCH ..." line; selftests/bench/table.py turns them into the table.
 #
-# Kernel command line: n3t.configs=a,b,... n3t.secs=S n3t.settle=S
+# Kernel command line: n3t.configs=a,b,... n3t.once=c,... (run in the first
+# repetition only, after the configs) n3t.secs=S n3t.settle=S
 # n3t.reps=N n3t.reads=0|1 n3t.profile=0|1 n3t.perfcost=0|1 (n3t.pfn=FUNCTION
-# n3t.pdepths=1,2,3 for the profile).  Configurations: idle mod-default mod-all
-# idle-20s mod-100ms mod-10s mod-1set perf-grouped perf-flat perf-all-grouped perf-all-flat
-# ne-15s ne-1s.
+# n3t.pdepths=1,2,3 for the profile).  Configurations: idle idle-20s
+# mod-default mod-sched-all mod-all mod-100ms mod-10s mod-1set perf-grouped
+# perf-flat perf-all-grouped perf-all-flat ne-15s ne-1s ne-15s-wget.
+#
+# The module's rows load it with its defaults except what the row is about:
+# mod-sched-all passes schedule=all (every set every interval), which a
+# module without the parameter ignores with a warning (reported on a "BENCH
+# info schedule-param" line); every row says on its "BENCH sets" line which
+# schedule the module ran.  perf stat runs as a user would run it, human
+# output to a file.  node_exporter is scraped by one persistent client
+# (scrape.c: one process, one keep-alive connection); ne-15s-wget is the
+# scraper of old, a wget and a sleep started every scrape.
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 export LD_LIBRARY_PATH=/lib/aarch64-linux-gnu
 N3T=/sys/kernel/n3telemetry
 DBG=/sys/kernel/debug/n3telemetry
 KO=/lib/n3t/n3telemetry.ko
 
-configs=idle,mod-default secs=5 settle=1.5 reps=2 reads=0 profile=0 perfcost=0
+configs=idle,mod-default once='' secs=5 settle=1.5 reps=2 reads=0 profile=0 perfcost=0
 pfn=n3t_slice_work pdepths="1 2 3"
 # shellcheck disable=SC2013
 for a in $(cat /proc/cmdline); do
 	case "$a" in
 	n3t.configs=*) configs=${a#n3t.configs=} ;;
+	n3t.once=*) once=${a#n3t.once=} ;;
 	n3t.secs=*) secs=${a#n3t.secs=} ;;
 	n3t.settle=*) settle=${a#n3t.settle=} ;;
 	n3t.reps=*) reps=${a#n3t.reps=} ;;
@@ -71,9 +82,10 @@ if [ -n "$configs" ] || [ "$profile" = 1 ]; then
 	echo "BENCH info perf-events-all $ev_all_grouped"
 fi
 
-bgpids=
+bgpids='' sched_said=''
 bg() { "$@" & bgpids="$bgpids $!"; }
-scraper() {	# scraper PERIOD: one scrape now, then every PERIOD seconds
+# the scraper of old: a wget and a sleep per scrape (ne-15s-wget only)
+wget_scraper() {	# wget_scraper PERIOD: one scrape now, then every PERIOD seconds
 	while :; do
 		wget -q -O /dev/null http://127.0.0.1:9100/metrics || echo "BENCH error scrape failed"
 		sleep "$1"
@@ -84,19 +96,24 @@ start() {	# start CONFIG
 	case "$1" in
 	idle|idle-20s) ;;
 	mod-default) mod_load ;;
+	mod-sched-all) mod_load schedule=all ;;
 	mod-all) mod_load groups=all ;;
 	mod-100ms) mod_load interval_ms=100 ;;
 	mod-10s) mod_load interval_ms=10000 ;;
 	mod-1set) mod_load groups=topdown_l1 ;;
-	perf-grouped) bg perf stat -a -I 1000 -x, -o /dev/null -e "$ev_default_grouped" ;;
-	perf-flat) bg perf stat -a -I 1000 -x, -o /dev/null -e "$ev_default_flat" ;;
-	perf-all-grouped) bg perf stat -a -I 1000 -x, -o /dev/null -e "$ev_all_grouped" ;;
-	perf-all-flat) bg perf stat -a -I 1000 -x, -o /dev/null -e "$ev_all_flat" ;;
-	ne-15s|ne-1s)
+	perf-grouped) bg perf stat -a -I 1000 -o /tmp/perf.out -e "$ev_default_grouped" ;;
+	perf-flat) bg perf stat -a -I 1000 -o /tmp/perf.out -e "$ev_default_flat" ;;
+	perf-all-grouped) bg perf stat -a -I 1000 -o /tmp/perf.out -e "$ev_all_grouped" ;;
+	perf-all-flat) bg perf stat -a -I 1000 -o /tmp/perf.out -e "$ev_all_flat" ;;
+	ne-15s|ne-1s|ne-15s-wget)
 		bg prometheus-node-exporter --web.listen-address=127.0.0.1:9100 \
 			--collector.disable-defaults --collector.perf
 		sleep 1
-		bg scraper "${1#ne-}"
+		p=${1#ne-}
+		case $1 in
+		*-wget) bg wget_scraper "${p%-wget}" ;;
+		*) scrape "${p%s}" > /tmp/scrape.out & bgpids="$bgpids $!" ;;
+		esac
 		;;
 	*) echo "BENCH error unknown configuration $1"; return 1 ;;
 	esac
@@ -110,6 +127,30 @@ stop() {	# stop CONFIG
 	for p in $bgpids; do kill -TERM "$p" 2>/dev/null; done
 	for p in $bgpids; do wait "$p" 2>/dev/null; done
 	bgpids=
+	# what the peers did: perf stat's intervals in its file (and any
+	# event it could not count), the persistent client's scrapes
+	case "$1" in
+	perf-*)
+		awk -v p="BENCH peer $1 $rep perf" '/^ *[0-9]+\.[0-9]+ / { if (!($1 in t)) ni++; t[$1] = 1; n++ }
+			/<not (counted|supported)>/ { nc++ }
+			END { print p, "intervals", ni + 0, "lines", n + 0, "not_counted", nc + 0 }' /tmp/perf.out
+		rm -f /tmp/perf.out
+		;;
+	ne-15s|ne-1s)
+		echo "BENCH peer $1 $rep scrape $(cat /tmp/scrape.out)"
+		grep -q 'failed 0 ' /tmp/scrape.out || echo "BENCH error $1 scrapes failed: $(cat /tmp/scrape.out)"
+		rm -f /tmp/scrape.out
+		;;
+	esac
+}
+
+# the schedule the loaded module runs: its sysfs file or parameter; "none"
+# when it has neither (a module from before schedule=, every set every
+# interval)
+schedule() {
+	# the file reads "[rotate] all": the one in brackets
+	sed -n 's/.*\[\([a-z]*\)\].*/\1/p' $N3T/schedule 2>/dev/null | grep . ||
+		cat /sys/module/n3telemetry/parameters/schedule 2>/dev/null || echo none
 }
 
 # per CPU: seq end_ns (status) and slices cost_ns (debugfs cost)
@@ -125,10 +166,16 @@ modstate() {
 run() {	# run CONFIG REP
 	cfg=$1 rep=$2 w=$secs
 	# one scrape in the window, whatever its phase
-	[ "$cfg" = ne-15s ] && [ "$w" -lt 15 ] && w=15
+	case $cfg in ne-15s*) [ "$w" -lt 15 ] && w=15 ;; esac
 	# two whole intervals (14 slices), against as long an idle run
 	case $cfg in idle-20s|mod-10s) [ "$w" -lt 20 ] && w=20 ;; esac
-	start "$cfg" || return
+	start "$cfg" || { echo "BENCH error $cfg did not start"; return; }
+	# schedule= on a module without it: ignored with a warning (once a boot)
+	if [ "$cfg" = mod-sched-all ] && [ -z "$sched_said" ]; then
+		sched_said=1
+		w1=$(dmesg | grep "unknown parameter 'schedule'" | tail -1 | sed 's/^\[[^]]*\] *//')
+		echo "BENCH info schedule-param $(schedule) ${w1:+(insmod: $w1)}"
+	fi
 	# settle with the busy loops running: the module's slice timers are
 	# deferrable and would wait for an idle CPU's next wakeup
 	t=$(spin now)
@@ -141,7 +188,7 @@ run() {	# run CONFIG REP
 	spin $((t + 200000000 + ncpu * 20000000)) "$w" > /tmp/spin || echo "BENCH error spin failed"
 	if [ "$nsets" != 0 ]; then
 		modstate > /tmp/m1
-		echo "BENCH sets $cfg $rep $nsets $(cat $N3T/interval_ms)"
+		echo "BENCH sets $cfg $rep $nsets $(cat $N3T/interval_ms) $(schedule)"
 		# the span of the two snapshots, for slices within the window
 		echo "BENCH span $cfg $rep $t0 $(spin now)"
 		# per CPU, before and after: intervals (seq, end_ns), sampler (slices, ns)
@@ -226,7 +273,9 @@ spin $((t + 100000000)) "$settle" > /dev/null
 
 rep=1
 while [ $rep -le "$reps" ]; do
-	for cfg in $(echo "$configs" | tr , ' '); do
+	c=$configs
+	[ $rep = 1 ] && [ -n "$once" ] && c="$c,$once"
+	for cfg in $(echo "$c" | tr , ' '); do
 		echo "BENCH info start $cfg $rep $(cut -d' ' -f1 /proc/uptime)"
 		run "$cfg" "$rep"
 	done

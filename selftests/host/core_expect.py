@@ -10,44 +10,21 @@ metrics use (pseudo-random, fixed seed per model, 10^6..3*10^9, CPU_CYCLES
 10^9).  OUT_DIR/<model>.expect: lines "group metric value" for every group
 of the description in its order, the value computed here from Arm's formula
 strings with exact rationals (the slot literal as written: the test PMU has
-no PMMIR_EL1), rounded half away from zero to the unit's decimals.  Group
+no PMMIR_EL1), rounded half away from zero to the unit's decimals (both
+expected.py's, shared with the other Python tests).  Group
 file names come from the generator's naming (tools/models/gen_models.py);
 nothing else is taken from the module's code."""
 import glob
 import json
 import os
 import random
-import re
 import sys
 from fractions import Fraction
-from math import floor
+
+from expected import decimals, fmt, oracle
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '../../tools/models'))
 from gen_models import GROUP_FILES  # noqa: E402
-
-
-def decimals(unit):
-    if unit.startswith('percent'):
-        return 2
-    if unit in ('MPKI', 'per cycle', 'operations per cycle'):
-        return 3
-    return 4
-
-
-def fmt(v, dec):
-    q = abs(v) * 10 ** dec
-    r = floor(q) + (1 if q - floor(q) >= Fraction(1, 2) else 0)
-    s = '-' if v < 0 and r else ''
-    return f'{s}{r // 10 ** dec}.{r % 10 ** dec:0{dec}d}'
-
-
-def value(formula, counts):
-    expr = re.sub(r'\b([A-Z][A-Z0-9_]+)\b', lambda m: f'C["{m.group(1)}"]', formula)
-    expr = re.sub(r'(?<![\w"])(\d+)(?![\w"])', r'F(\1)', expr)
-    try:
-        return eval(expr, {'F': Fraction, 'C': counts})  # noqa: S307
-    except ZeroDivisionError:
-        return None
 
 
 def main():
@@ -68,8 +45,7 @@ def main():
             for g in order:
                 for m in groups[g]['metrics']:
                     d = spec['metrics'][m]
-                    v = value(d['formula'], counts)
-                    text = 'nan' if v is None else fmt(v, decimals(d['units']))
+                    text = fmt(oracle(d['formula'])(counts), decimals(d['units']))
                     f.write(f'{GROUP_FILES.get(g, g.lower())} {m} {text}\n')
 
 

@@ -197,6 +197,21 @@ static int check_plan(const struct n3t_model *model, u32 groups, unsigned int ca
 		    !bitmap_subset(ev, a.set[a.metric_set[m]].events, N3T_MAX_EVENTS))
 			bad++;
 	}
+	/* the sets counted in every interval: exactly those of the first selected group */
+	{
+		bool first[N3T_MAX_SETS] = { false };
+		unsigned int g0 = 0;
+
+		while (g0 < model->nr_groups && !(groups & BIT(g0)))
+			g0++;
+		for (unsigned int i = 0; g0 < model->nr_groups && i < model->groups[g0].nr; i++)
+			if (a.metric_set[model->groups[g0].metrics[i]] >= 0)
+				first[a.metric_set[model->groups[g0].metrics[i]]] = true;
+		if (a.nr_every > a.nr_sets)
+			bad++;
+		for (unsigned int s = 0; s < a.nr_sets; s++)
+			bad += first[s] != (s < a.nr_every);
+	}
 	/* -ENOSPC exactly when nothing fits, and then no set */
 	if (fits ? ra != 0 || !a.nr_sets : ra != -ENOSPC || a.nr_sets)
 		bad++;
@@ -260,6 +275,15 @@ static void check_packer(const struct n3t_model *model)
 	}
 	result(!bad, "packer-invariants", model->name);
 	result(!unit_bad, "packer-group-fits-in-one-set", model->name);
+	/*
+	 * The rotating schedule counts the first group's sets in every
+	 * interval and each other set once every nr_sets - nr_every
+	 * intervals: with the default selection on 6 counters and the cycle
+	 * counter, at least every 10 intervals (10 s at the default 1 s).
+	 */
+	result(!n3t_pack(model, model->default_groups, 6, true, &p) && p.nr_every >= 1 &&
+	       p.nr_sets - p.nr_every <= 10, "default-refreshed-within-10-intervals",
+	       model->name);
 	result(n3t_pack(model, all, 0, true, &p) == -EINVAL &&
 	       n3t_pack(model, all, N3T_MAX_CAPACITY + 1, true, &p) == -EINVAL &&
 	       (model->nr_groups == 32 ||
@@ -537,8 +561,13 @@ static void layout(void)
 	       88 + 8 * N3T_SNAP_MAX_METRICS &&
 	       offsetof(struct n3t_snapshot_record, event_ns) ==
 	       88 + 8 * (N3T_SNAP_MAX_METRICS + N3T_SNAP_MAX_EVENTS) &&
-	       sizeof(struct n3t_snapshot_record) ==
+	       offsetof(struct n3t_snapshot_record, lost_slices_total) ==
+	       88 + 8 * (N3T_SNAP_MAX_METRICS + 2 * N3T_SNAP_MAX_EVENTS) &&
+	       offsetof(struct n3t_snapshot_record, group_seq) ==
 	       88 + 8 * (N3T_SNAP_MAX_METRICS + 2 * N3T_SNAP_MAX_EVENTS) + 8 &&
+	       sizeof(struct n3t_snapshot_record) ==
+	       88 + 8 * (N3T_SNAP_MAX_METRICS + 2 * N3T_SNAP_MAX_EVENTS) + 8 +
+	       16 * N3T_SNAP_MAX_GROUPS &&
 	       sizeof(struct n3t_snapshot_record) % 8 == 0,
 	       "uapi-record-no-holes", NULL);
 	/* the record's bitmaps hold every metric and event of a model */

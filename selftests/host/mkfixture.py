@@ -16,17 +16,22 @@ is the module's: the first model's CPUs, with the cumulative counts and
 lost slices summed over them.
 
 The tree is written both as text (the sysfs files, values rounded like the
-module prints them) and as the binary snapshot (uapi/linux/n3telemetry.h,
+module prints them: expected.py) and as the binary snapshot (uapi/linux/n3telemetry.h,
 ABI 2, native byte order, with its names section); values are fixed,
 made-up numbers.
 
-variants: good (default), all-groups (every group selected), malformed,
+variants: good (default), all-groups (every group selected), rotate (the
+rotating schedule's ages: cpuN/ages and the snapshot's group_seq and
+group_end_ns; the k-th selected group after topdown_l1 is k intervals old,
+k = 1..5 in turn), malformed,
 missing-file, no-snapshot, and the
 snapshot errors bad-magic, swapped (the other byte order), bad-version,
 bad-sizes, truncated, bad-names, bad-model-index, too-many-metrics."""
 import os
 import struct
 import sys
+
+from expected import decimals, fmt_fixed
 
 top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(top, 'tools', 'models'))
@@ -45,15 +50,6 @@ names = args[2:] or ['neoverse-n3']
 CPUS = list(range(ncpus))
 IDLE = 2          # no interval published yet
 MAX = 96          # N3T_SNAP_MAX_EVENTS, N3T_SNAP_MAX_METRICS
-
-
-def decimals(unit):
-    """the engine's print precision of a unit (module/engine.c n3t_units)"""
-    if unit.startswith('percent'):
-        return 2
-    if unit in ('MPKI', 'per cycle', 'operations per cycle'):
-        return 3
-    return 4
 
 
 class Model:
@@ -98,15 +94,6 @@ class Model:
         return (cpu + 1) * 1000000000 + i * 12345, (cpu + 1) * 900000000 + i
 
 
-def fmt(v, dec):
-    if v is None:
-        return 'nan'
-    div = 10 ** (6 - dec)
-    q = (abs(v) + div // 2) // div
-    s = '-' if v < 0 and q else ''
-    return f'{s}{q // 10 ** dec}.{q % 10 ** dec:0{dec}d}'
-
-
 models = [Model(n) for n in names]
 cpu_model = {c: k * len(models) // len(CPUS) for k, c in enumerate(CPUS)}
 first = models[0]
@@ -118,6 +105,15 @@ def put(rel, text):
     os.makedirs(os.path.dirname(p), exist_ok=True)
     with open(p, 'w') as f:
         f.write(text)
+
+
+def age_seq(k):
+    """rotate: the interval the k-th selected group's values come from"""
+    return 42 - (k + 4) % 5 - 1 if k else 42
+
+
+def age_end(k):
+    return 84000000000 - (42 - age_seq(k)) * 1000000000
 
 
 # --- the text tree -----------------------------------------------------------
@@ -149,7 +145,7 @@ for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
         for x in ms:
             i = m.mnames.index(x)
             v = m.value(cpu if cpu is not None else 0, i, x)
-            lines.append(f'{x} {fmt(v, decimals(m.metrics[i][1]))}')
+            lines.append(f'{x} {fmt_fixed(v, decimals(m.metrics[i][1]))}')
         put(f'{d}/{g}', '\n'.join(lines) + '\n')
     idle = cpu == IDLE
     # system/: lost slices summed over the first model's CPUs that published
@@ -161,6 +157,11 @@ for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
         f'set0_coverage {"0.00" if idle else "99.50"}\nset0_lost 0\n')
     put(f'{d}/events', ''.join(f'{e} {m.counts(cpu, e)[0]} {m.counts(cpu, e)[1]}\n'
                                for e in sorted(m.used, key=m.events.index)))
+    if variant == 'rotate':
+        put(f'{d}/ages', ''.join(
+            f'{m.groups[g][0]} seq 0 end_ns 0 age_ms nan\n' if idle else
+            f'{m.groups[g][0]} seq {age_seq(k)} end_ns {age_end(k)} age_ms 1000\n'
+            for k, g in enumerate(m.default)))
 
 if variant == 'malformed':
     put('cpu1/general', 'ipc one-point-two\n')
@@ -182,7 +183,7 @@ if variant != 'no-snapshot':
         lines.insert(3, 'metric 0 two ipc 3 per cycle')
     names_text = ''.join(ln + '\n' for ln in lines).encode()
     hdr_size = 56
-    rec_size = 8 + 24 + 24 + 32 + 8 * 3 * MAX + 8
+    rec_size = 8 + 24 + 24 + 32 + 8 * 3 * MAX + 8 + (16 * 32 if variant == 'rotate' else 0)
     names_off = hdr_size
     recs_off = (names_off + len(names_text) + 7) // 8 * 8
     magic = 0x5354334e if variant != 'bad-magic' else 0x12345678
@@ -204,7 +205,7 @@ if variant != 'no-snapshot':
                 # the text files hold the rounded value: give the snapshot
                 # the same so both sources print identically
                 dec = decimals(unit)
-                v = int(fmt(v, dec).replace('.', '')) * 10 ** (6 - dec)
+                v = int(fmt_fixed(v, dec).replace('.', '')) * 10 ** (6 - dec)
                 vals[i] = v
         counted = [0, 0]
         ec, ens = [0] * MAX, [0] * MAX
@@ -222,6 +223,12 @@ if variant != 'no-snapshot':
                             k, nev, nm, 0, *valid, *counted)
         data += struct.pack(f'{order}{MAX}q', *vals) + struct.pack(f'{order}{MAX}Q', *ec) + \
             struct.pack(f'{order}{MAX}Q', *ens) + struct.pack(order + 'Q', c)
+        if variant == 'rotate':
+            gseq, gend = [0] * 32, [0] * 32
+            for k, g in enumerate(m.default):
+                if not idle:
+                    gseq[g], gend[g] = age_seq(k), age_end(k)
+            data += struct.pack(f'{order}32Q', *gseq) + struct.pack(f'{order}32Q', *gend)
     if variant == 'truncated':
         data = data[:-100]
     with open(os.path.join(root, 'snapshot'), 'wb') as f:

@@ -59,6 +59,7 @@ mutate() {
 	echo "keep" > "$d/models_midr.h"
 	python3 - "$n3" "$d/neoverse-n3.json" "$code" <<'PY' || return 1
 import json
+import re
 import sys
 spec = json.load(open(sys.argv[1]))
 if sys.argv[3] == 'TRUNCATE':
@@ -87,3 +88,22 @@ mutate event-list "spec['metrics']['ipc']['events'] = ['CPU_CYCLES']" "ipc"
 mutate unknown-group-metric "spec['groups']['metrics']['General']['metrics'].append('no_such_metric')" "no_such_metric"
 mutate missing-slots "del spec['product_configuration']['num_slots']" "num_slots"
 mutate bad-code "spec['events']['CPU_CYCLES']['code'] = 'zz'" "'zz'"
+# a table whose text would not fit a sysfs file's page (textmax.sh checks
+# the bounds): 40 more characters per metric name passes
+# models/<model>/metrics; 7 more per event name but CPU_CYCLES passes
+# cpuN/events (3740 bytes for neoverse-n3 with 20-digit counts), nothing else
+mutate long-metric-names "
+ren = {m: m + '_' + 'x' * 39 for m in spec['metrics']}
+spec['metrics'] = {ren[m]: v for m, v in spec['metrics'].items()}
+for g in spec['groups']['metrics'].values():
+    g['metrics'] = [ren[m] for m in g['metrics']]
+" "models/<model>/metrics can print [0-9]* bytes, more than a page"
+mutate long-event-names "
+used = {e for m in spec['metrics'].values() for e in m['events']} - {'CPU_CYCLES'}
+ren = {e: e + '_LONGER' for e in used}
+spec['events'] = {ren.get(e, e): v for e, v in spec['events'].items()}
+for m in spec['metrics'].values():
+    m['events'] = [ren.get(e, e) for e in m['events']]
+    m['formula'] = re.sub(r'\b[A-Z][A-Z0-9_]*\b', lambda x: ren.get(x.group(0), x.group(0)),
+                          m['formula'])
+" "cpuN/events, system/events can print [0-9]* bytes, more than a page"

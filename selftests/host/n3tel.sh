@@ -34,6 +34,7 @@ fx nosnap no-snapshot
 fx v2 all-groups neoverse-v2
 fx n1 good neoverse-n1
 fx hetero good neoverse-n3 neoverse-v2
+fx rotate rotate
 
 # golden outputs (UPDATE_GOLDEN=1 rewrites them)
 gold() {	# gold NAME CMD...
@@ -54,6 +55,17 @@ gold() {	# gold NAME CMD...
 gold show "$N3TEL" --sysfs "$out/good" show
 gold show-cpu1-l1d "$N3TEL" --sysfs "$out/good" show --cpu 1,3 --group l1d_cache --group ll_cache
 gold show-system "$N3TEL" --sysfs "$out/good" show --cpu system --group topdown_l1
+# the rotating schedule: show says which interval an older group is from
+gold show-rotate "$N3TEL" --sysfs "$out/rotate" show --cpu 1,2
+t rotate-text-equals-snapshot sh -c "'$N3TEL' --sysfs '$out/rotate' --text show > '$out/rot-text.txt' &&
+	'$N3TEL' --sysfs '$out/rotate' show > '$out/rot-snap.txt' && cmp '$out/rot-text.txt' '$out/rot-snap.txt'"
+# top: the age of a row's oldest shown value (L1D-MPKI: l1d_cache, the
+# fifth selected group after topdown_l1, 5 s before); none for a CPU
+# without an interval, and no column for a module without ages
+t rotate-top-age sh -c "'$N3TEL' --sysfs '$out/rotate' top --iterations 1 > '$out/rot-top.txt' &&
+	grep -q ' age\$' '$out/rot-top.txt' && grep -q '^cpu1 .* 5.0s\$' '$out/rot-top.txt' &&
+	grep -q '^cpu2 .*  *-\$' '$out/rot-top.txt'"
+t good-top-no-age sh -c "! '$N3TEL' --sysfs '$out/good' top --iterations 1 | grep -q ' age\$'"
 gold export-prometheus "$N3TEL" --sysfs "$out/good" export --format prometheus
 gold export-prometheus-all "$N3TEL" --sysfs "$out/good" export --format prometheus --scope all
 gold export-json "$N3TEL" --sysfs "$out/good" export --format json --scope all

@@ -25,7 +25,9 @@ Count vectors: edge cases (zeros, one event zero, one event non-zero,
 digit) and counts next to those ties, each with the description's slot count
 and with others (the slot literal multiplying CPU_CYCLES is the slot count);
 beyond the documented range (a count >= 2^44) the engine may print "nan"
-but never a wrong number.  Prints ok / not ok lines."""
+but never a wrong number.  The formula values, the printed text and the
+tie construction are expected.py's, shared with the other Python tests.
+Prints ok / not ok lines."""
 import json
 import os
 import random
@@ -35,7 +37,8 @@ import sys
 from fractions import Fraction
 from math import floor
 
-LIMIT = 1 << 44			# counts below this: always defined and exact
+from expected import LIMIT, decimals, fmt, mobius, oracle, solve_tie
+
 S64_MAX = (1 << 63) - 1
 MIN_TIES = 12			# exact ties constructed per metric (description's slots)
 
@@ -52,49 +55,9 @@ def check(ok, name, why=''):
             print('# ' + why)
 
 
-def decimals(unit):
-    if unit.startswith('percent'):
-        return 2
-    if unit in ('MPKI', 'per cycle', 'operations per cycle'):
-        return 3
-    if unit in ('per branch', 'per TLB access', 'per cache access'):
-        return 4
-    raise SystemExit(f'unknown unit {unit!r}')
-
-
-def fmt(v, dec):
-    """v rounded half away from zero to dec decimals; never '-0.00'."""
-    q = abs(v) * 10 ** dec
-    r = floor(q) + (1 if q - floor(q) >= Fraction(1, 2) else 0)
-    s = '-' if v < 0 and r else ''
-    return f'{s}{r // 10 ** dec}.{r % 10 ** dec:0{dec}d}'
-
-
 def trunc6(v):
     q = abs(v) * 10 ** 6
     return int(floor(q)) * (-1 if v < 0 else 1)
-
-
-def compile_formula(formula, slots):
-    """A function (counts, S) -> Fraction or None (division by zero).
-
-    The slot literal where it multiplies CPU_CYCLES, '(CPU_CYCLES * 5)' or
-    '(5 * CPU_CYCLES)' as Arm writes it, becomes the slot count S."""
-    lit = str(slots)
-    f = re.sub(r'\(\s*CPU_CYCLES\s*\*\s*' + lit + r'\s*\)', '(CPU_CYCLES * S)', formula)
-    f = re.sub(r'\(\s*' + lit + r'\s*\*\s*CPU_CYCLES\s*\)', '(S * CPU_CYCLES)', f)
-    uses_s = f != formula
-    expr = re.sub(r'\b([A-Z][A-Z0-9_]+)\b', lambda m: f'C["{m.group(1)}"]', f)
-    expr = re.sub(r'\bC\["S"\]', 'S', expr)
-    expr = re.sub(r'(?<![\w"])(\d+)(?![\w"])', r'F(\1)', expr)
-    code = eval('lambda C, S: ' + expr, {'F': Fraction})  # noqa: S307
-
-    def run(counts, s):
-        try:
-            return code(counts, Fraction(s))
-        except ZeroDivisionError:
-            return None
-    return run, uses_s
 
 
 def tables(model):
@@ -136,36 +99,6 @@ def table_checks(spec, model, lines):
     return [n for n, _ in events], [(n, metrics[n][0]) for n in sorted(metrics)]
 
 
-def solve_mobius(ys, fs):
-    """a, b, c, d with f(y) = (a y + b) / (c y + d) through three points."""
-    rows = [[y, Fraction(1), -y * f, -f] for y, f in zip(ys, fs)]
-    # reduced row echelon form of the 3x4 system; the null space is 1-dim
-    piv = []
-    r = 0
-    for col in range(4):
-        p = next((i for i in range(r, 3) if rows[i][col]), None)
-        if p is None:
-            continue
-        rows[r], rows[p] = rows[p], rows[r]
-        rows[r] = [x / rows[r][col] for x in rows[r]]
-        for i in range(3):
-            if i != r and rows[i][col]:
-                k = rows[i][col]
-                rows[i] = [x - k * y for x, y in zip(rows[i], rows[r])]
-        piv.append(col)
-        r += 1
-        if r == 3:
-            break
-    free = [c for c in range(4) if c not in piv]
-    if len(free) != 1:
-        return None
-    sol = [Fraction(0)] * 4
-    sol[free[0]] = Fraction(1)
-    for i, col in enumerate(piv):
-        sol[col] = -rows[i][free[0]]
-    return sol
-
-
 def make_tie(rng, fn, names, evs, slots, dec):
     """Counts below 2^44 where fn is exactly (k + 1/2) / 10^dec, or None."""
     counts = {n: Fraction(rng.randrange(1, 1 << rng.choice([6, 10, 14]))) for n in names}
@@ -178,18 +111,13 @@ def make_tie(rng, fn, names, evs, slots, dec):
         if f is None:
             return None
         fs.append(f)
-    sol = solve_mobius(ys[:3], fs[:3])
-    if sol is None:
-        return None
-    a, b, c, d = sol
-    if a * d == b * c or (c * ys[3] + d) == 0 or (a * ys[3] + b) / (c * ys[3] + d) != fs[3]:
+    abcd = mobius(ys, fs)
+    if abcd is None:
         return None		# constant in y, or not a Moebius function of y
     k = floor(fs[0] * 10 ** dec) + rng.randrange(-40, 40)
     t = (Fraction(k) + Fraction(1, 2)) / 10 ** dec
-    if t * c == a:
-        return None
-    yv = (b - t * d) / (t * c - a)
-    if yv <= 0:
+    yv = solve_tie(abcd, t)
+    if yv is None:
         return None
     counts[y] = yv
     # the metrics are ratios of counts: scaling them all keeps the value
@@ -226,8 +154,9 @@ def check_model(path):
     fns = {}
     slot_metrics = []
     for n, _ in metrics:
-        fns[n], uses_s = compile_formula(spec['metrics'][n]['formula'], slots)
-        if uses_s:
+        # the slot literal where Arm multiplies CPU_CYCLES by it is the slot count
+        fns[n] = oracle(spec['metrics'][n]['formula'], slots)
+        if fns[n].uses_slots:
             slot_metrics.append(n)
     # where Arm multiplies CPU_CYCLES by the slot literal, it is the slot count
     check(all(u == 'percent of slots' for n, u in metrics if n in slot_metrics) and

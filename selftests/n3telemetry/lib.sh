@@ -217,6 +217,17 @@ trace_off() {
 	echo > $TRACEFS/trace
 }
 
+# diag_run NAME OUT CMD [ARGS...]: run CMD with its output in OUT, print
+# that output as diagnostics (each line "# NAME: ..."), return its status
+diag_run() {
+	_n=$1 _o=$2
+	shift 2
+	"$@" > "$_o" 2>&1
+	_rc=$?
+	sed "s/^/# $_n: /" "$_o"
+	return $_rc
+}
+
 # errno_of FILE FORMAT: write printf FORMAT to FILE in one write(2), print
 # the error name
 errno_of() {
@@ -240,14 +251,28 @@ errno_of() {
 
 # tp_setup COUNTERS [n3telemetry params]: test PMU + n3telemetry on it, slices
 # ending only on "advance", positioned at the start of an interval (set 0).
+# Every set in every interval (schedule=all: an interval is NSETS slices)
+# unless the params say schedule=rotate (schedule.sh).
 tp_setup() {
 	insmod "$N3T_TEST_MODDIR/n3t_testpmu.ko" counters="$1" || return 1
 	shift
 	TP=$(cat /sys/bus/event_source/devices/n3t_testpmu/type)
-	n3t_load force=1 pmu_type="$TP" interval_ms=60000 "$@" || return 1
+	n3t_load force=1 pmu_type="$TP" interval_ms=60000 schedule=all "$@" || return 1
 	echo 1 > $DBG/manual
 	NSETS=$(wc -l < $N3T/sets)
-	advance_interval -1
+	if grep -q '\[rotate\]' $N3T/schedule; then
+		# an interval is the sets of every interval and one in turn:
+		# end slices until the first interval ends, then count them
+		_q=$(value $N3T/cpu0/status seq)
+		_i=0
+		while [ "$(value $N3T/cpu0/status seq)" = "$_q" ] && [ $_i -lt 100 ]; do
+			advance -1
+			_i=$((_i + 1))
+		done
+		NSETS=$(value $N3T/cpu0/status sets_per_interval)
+	else
+		advance_interval -1
+	fi
 }
 
 tp_teardown() {

@@ -32,12 +32,9 @@ sleep 0.5
 
 # u NAME ARGS...: pmuuser on the test PMU, its lines as diagnostics
 u() {
-	_n=$1
+	_u=$1
 	shift
-	pmuuser -t "$TP" "$@" > "/tmp/pmuuser.$_n" 2>&1
-	_rc=$?
-	sed "s/^/# $_n: /" "/tmp/pmuuser.$_n"
-	return $_rc
+	diag_run "$_u" "/tmp/pmuuser.$_u" pmuuser -t "$TP" "$@"
 }
 EV4="0x08 0x08 0x08 0x08"
 EV6="0x08 0x08 0x08 0x08 0x08 0x08"

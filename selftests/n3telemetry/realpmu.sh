@@ -21,6 +21,21 @@ expect_eq l2-mpki-nan nan "$(value $N3T/cpu0/l2_cache l2_cache_mpki)"
 check logged-unusable sh -c "dmesg | grep -q 'events not implemented or rejected'"
 check unload n3t_unload
 
+# pmu_type= naming the CPU PMU itself (its number, as perf's sysfs gives
+# it) is the default in all but name: the events QEMU does not implement
+# are still nan, and pinned=1 holds back the same counter for the watchdog
+CPUPMU=$(cat "$(ls -d /sys/bus/event_source/devices/armv[89]_* | head -1)/type")
+check load-pmu-type-cpu n3t_load force=1 interval_ms=100 schedule=all pmu_type="$CPUPMU"
+sleep 0.5
+expect_eq named-cpu-pmu-retiring-nan nan "$(value $N3T/cpu0/topdown_l1 retiring)"
+expect_eq named-cpu-pmu-l2-mpki-nan nan "$(value $N3T/cpu0/l2_cache l2_cache_mpki)"
+check named-cpu-pmu-logged sh -c "dmesg | grep -q 'pmu_type=$CPUPMU is the CPU PMU'"
+check unload-named n3t_unload
+n3t_load force=1 pinned=1 && r1=$(sed -n 3p $N3T/counters) && n3t_unload
+n3t_load force=1 pinned=1 pmu_type="$CPUPMU" && r2=$(sed -n 3p $N3T/counters) && n3t_unload
+echo "# pinned=1: $r1; with pmu_type=$CPUPMU: $r2"
+expect_eq named-cpu-pmu-same-reserve "$r1" "$r2"
+
 # The perf hard-lockup detector's counter (this kernel has it): the
 # module's counters are flexible, so the detector's pinned cycles event (the
 # stand-in creates exactly that event on every CPU) counts with no counter
@@ -41,12 +56,9 @@ echo off > $TPDBG/standin
 command -v pmuuser > /dev/null || PATH=$PATH:$N3T_HERE
 # u NAME ARGS...: pmuuser on the CPU PMU (raw events), output as diagnostics
 u() {
-	_n=$1
+	_u=$1
 	shift
-	pmuuser "$@" > "/tmp/pmuuser.$_n" 2>&1
-	_rc=$?
-	sed "s/^/# $_n: /" "/tmp/pmuuser.$_n"
-	return $_rc
+	diag_run "$_u" "/tmp/pmuuser.$_u" pmuuser "$@"
 }
 # as many as the PMU has: the cycle counter and every programmable one
 ALL="0x11$(seq "$(value $N3T/counters programmable)" | sed 's/.*/ 0x08/' | tr -d '\n')"

@@ -34,12 +34,15 @@ vec_sum() {
 
 DEFAULT_GROUPS="topdown_l1 topdown_frontend topdown_backend general l1i_cache l1d_cache l2_cache ll_cache"
 
-# check_group_values LABEL DIR VECTOR: every default metric in DIR as expected
+# check_values LABEL DIR VECTOR [GROUP...]: every metric of the default
+# groups (or of GROUP...) in DIR as expected
 check_values() {
-	for g in $DEFAULT_GROUPS; do
+	_l=$1 _d=$2 _v=$3
+	shift 3
+	for g in ${*:-$DEFAULT_GROUPS}; do
 		while read -r m got; do
-			want=$(echo "$3" | awk -v m="$m" -f ./expect.awk)
-			expect_eq "$1/$g/$m" "$want" "$got"
-		done < "$2/$g"
+			want=$(echo "$_v" | awk -v m="$m" -f ./expect.awk)
+			expect_eq "$_l/$g/$m" "$want" "$got"
+		done < "$_d/$g"
 	done
 }

@@ -238,7 +238,7 @@ else
 	record SKIP "detect-backports: bookworm-backports' QEMU unavailable (see $out/qemu-backports.log); detection tested on ${bq_list:-no model} only"
 fi
 
-step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug; QEMU's PMU shared with other perf users"
+step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug; QEMU's PMU shared with other perf users and a KVM guest"
 ddir=$("$vmdir/distro-kernel.sh" | tail -1)
 m61=$out/6.1
 log=$out/build-6.1.log
@@ -266,6 +266,24 @@ if build_modules "$ddir/kdir" "$m61" W=1 KCFLAGS=-Werror N3T_TESTS=y > "$log" 2>
 	fi
 	python3 "$vmdir/results.py" --tag 6.1-realpmu "$rlog" >> "$results" || true
 	grep -E '^(PASS|FAIL) 6\.1-realpmu/' "$results"
+	# a KVM guest's PMU beside the module: QEMU emulates EL2 (GICv3 for the
+	# in-kernel vGICv3), Debian's kernel runs KVM; -icount so that the
+	# guest's INST_RETIRED counts; the test must run, not skip
+	step "Debian 12 6.1 kernel as a KVM host (qemu -M virt,virtualization=on -icount): a guest's PMU beside the module"
+	klog=$out/console-6.1-kvm.log
+	kt=$(date +%s)
+	if VM_SMP=2 qemu "$ddir/vmlinuz" "$out/initramfs-6.1.cpio.gz" "n3t.mode=kvm" "$klog" 300 \
+		-M virtualization=on,gic-version=3 -icount shift=0 && grep -q N3T-DONE "$klog"; then
+		record PASS vm-6.1-kvm-poweroff
+	else
+		tail -30 "$klog"
+		record FAIL vm-6.1-kvm-poweroff
+	fi
+	echo "   VM run: $(( $(date +%s) - kt ))s, console log: $klog"
+	python3 "$vmdir/results.py" --tag 6.1-kvm "$klog" >> "$results" || true
+	grep -q '^PASS 6\.1-kvm/ksft/kvmguest/module-default-every-counter-counts$' "$results" ||
+		record FAIL "6.1-kvm/ksft/kvmguest-ran (skipped or did not start: see $klog)"
+	grep -E '^(PASS|FAIL|SKIP) 6\.1-kvm/' "$results"
 else
 	cat "$log"
 	record FAIL build-6.1-distro

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The kselftests' C helpers, static for the arm64 test VM, into DIR (the
 # initramfs copies DIR to /bin): pmuuser, another perf user; capuser, a
-# user with chosen capabilities (access.sh).
+# user with chosen capabilities (access.sh); kvmguest, a VMM whose guest's
+# PMU counts (kvmguest.sh).
 # usage: guest-progs.sh DIR
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,3 +13,5 @@ aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/pmuuser" \
 	"$top/selftests/n3telemetry/pmuuser.c"
 aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/capuser" \
 	"$top/selftests/n3telemetry/capuser.c"
+aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/kvmguest" \
+	"$top/selftests/n3telemetry/kvmguest.c"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Development: build the modules and boot the test VM for a few kselftests.
-#   selftests/vm/quick.sh [--6.1] [--mode MODE] [--append ARGS] TEST.sh...
+#   selftests/vm/quick.sh [--6.1] [--mode MODE] [--append ARGS] [--icount] [--virt] TEST.sh...
+# --virt: QEMU emulates EL2 (-M virtualization=on, GICv3), the kernel has KVM
 # Uses the kernels make check caches (run make check once first); output in
 # build/quick/.  Prints the KSFT lines and any kernel splat.
 set -euo pipefail
@@ -15,6 +16,7 @@ while [ $# -gt 0 ]; do
 	--mode) mode=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--icount) qargs+=(-icount shift=0); shift ;;
+	--virt) qargs+=(-M virtualization=on,gic-version=3); shift ;;
 	*) break ;;
 	esac
 done

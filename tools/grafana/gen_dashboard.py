@@ -15,6 +15,10 @@ series the exporter or the rules produce."""
 import argparse
 import json
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'models'))
+import generated  # noqa: E402  (how the generators write their files)
 
 DS = {'type': 'prometheus', 'uid': '${datasource}'}
 INST = 'instance=~"$instance", model=~"$model"'
@@ -94,6 +98,12 @@ def t(expr, legend):
     return {'expr': expr, 'legendFormat': legend}
 
 
+def fleet(series, names):
+    """The fleet (:) series of each metric name, one line per model;
+    series is plain or ratio."""
+    return [t(series(':', n, FLEET), f'{n} {{{{model}}}}') for n in names]
+
+
 def heatmap(b, name, title):
     b.panel('heatmap', title,
             [dict(t(f'n3telemetry_{name}_ratio{{instance=~"$instance", model=~"$model", cpu!=""}}',
@@ -141,24 +151,18 @@ def build():
             unit='percentunit', desc='Mean over the selected hosts. Neoverse N3 only.')
 
     b.row('Caches, TLBs, branches')
-    b.panel('timeseries', 'Cache MPKI (fleet)',
-            [t(plain(':', n, FLEET), f'{n} {{{{model}}}}') for n in CACHE_MPKI], w=8, unit=MPKI)
-    b.panel('timeseries', 'Cache miss ratios (fleet)',
-            [t(ratio(':', n, FLEET), f'{n} {{{{model}}}}') for n in CACHE_MISS], w=8,
+    b.panel('timeseries', 'Cache MPKI (fleet)', fleet(plain, CACHE_MPKI), w=8, unit=MPKI)
+    b.panel('timeseries', 'Cache miss ratios (fleet)', fleet(ratio, CACHE_MISS), w=8,
             unit='percentunit')
     b.panel('timeseries', 'Cache MPKI by host',
             [t(plain('instance:', n, INST), f'{{{{instance}}}} {n}') for n in CACHE_MPKI[1:]],
             w=8, unit=MPKI)
-    b.panel('timeseries', 'TLB MPKI (fleet)',
-            [t(plain(':', n, FLEET), f'{n} {{{{model}}}}') for n in TLB_MPKI], w=8, unit=MPKI)
-    b.panel('timeseries', 'TLB walk and miss ratios (fleet)',
-            [t(ratio(':', n, FLEET), f'{n} {{{{model}}}}') for n in TLB_MISS], w=8,
+    b.panel('timeseries', 'TLB MPKI (fleet)', fleet(plain, TLB_MPKI), w=8, unit=MPKI)
+    b.panel('timeseries', 'TLB walk and miss ratios (fleet)', fleet(ratio, TLB_MISS), w=8,
             unit='percentunit')
-    b.panel('timeseries', 'Branch MPKI (fleet)',
-            [t(plain(':', n, FLEET), f'{n} {{{{model}}}}') for n in BRANCH], w=8, unit=MPKI)
-    b.panel('timeseries', 'Branch mix and mispredictions (fleet)',
-            [t(ratio(':', n, FLEET), f'{n} {{{{model}}}}') for n in BRANCH_RATIO], w=8,
-            unit='percentunit')
+    b.panel('timeseries', 'Branch MPKI (fleet)', fleet(plain, BRANCH), w=8, unit=MPKI)
+    b.panel('timeseries', 'Branch mix and mispredictions (fleet)', fleet(ratio, BRANCH_RATIO),
+            w=8, unit='percentunit')
 
     b.row('Collection health')
     b.panel('timeseries', 'Exporter up and counters readable',
@@ -207,13 +211,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('-o', dest='out')
     a = ap.parse_args()
-    text = json.dumps(build(), indent=2) + '\n'
-    if a.out:
-        with open(a.out + '.tmp', 'w') as f:
-            f.write(text)
-        os.replace(a.out + '.tmp', a.out)
-    else:
-        print(text, end='')
+    generated.output(a.out, json.dumps(build(), indent=2) + '\n')
 
 
 if __name__ == '__main__':

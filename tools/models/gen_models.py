@@ -4,16 +4,22 @@
 
 usage: gen_models.py OUT.c OUT_MIDR.h DESC.json [DESC.json ...]
 (also writes models.h, the declarations, next to OUT.c)
+       gen_models.py --text-bounds DESC.json [DESC.json ...]
+(prints the bound of each sysfs file's text per model: "FILE MODEL BYTES")
 
 Each JSON file describes one core (or one revision range of a core): its
 events, metrics (formula strings), metric groups, slot count and MIDR part
 number and revision.  This script takes facts only: event names and codes,
-metric names, units and groups, and compiles each formula into a single
-quotient of two integer polynomials over the event counts and the slot count
-S (the literal slot count multiplying CPU_CYCLES becomes S).  The engine
-evaluates those exactly in integers (engine.c).  Every compiled formula is
-checked here against the formula string itself, with exact rationals, before
-anything is written.  Python 3 standard library only."""
+metric names, units and groups, and compiles each formula (parsed by
+formulas.py, the parser gen_rules.py uses too) into a single quotient of two
+integer polynomials over the event counts and the slot count S (the literal
+slot count multiplying CPU_CYCLES becomes S).  The engine evaluates those
+exactly in integers (engine.c).  Every compiled formula is checked here
+against the formula string itself (formulas.oracle(): Python's own
+evaluation, with exact rationals) before anything is written.  Python 3
+standard library only."""
+import io
+import itertools
 import json
 import os
 import random
@@ -21,6 +27,9 @@ import re
 import sys
 from fractions import Fraction
 from math import gcd
+
+import formulas		# the parser shared with tools/prometheus/gen_rules.py
+import generated	# how the generators write their files
 
 SLOTS = 'S'
 
@@ -211,86 +220,13 @@ class R:
         return ({m: v // g for m, v in n.items()}, {m: v // g for m, v in d.items()})
 
 
-# --- formula parser -----------------------------------------------------------
-
-TOKEN = re.compile(r'\s*(?:(\d+)|([A-Z][A-Z0-9_]*)|(.))')
-
-
-def tokenize(s):
-    out = []
-    for num, name, op in TOKEN.findall(s):
-        if num:
-            out.append(('n', int(num)))
-        elif name:
-            out.append(('e', name))
-        elif op.strip():
-            if op not in '+-*/()':
-                raise ValueError(f'unexpected {op!r} in {s!r}')
-            out.append(('o', op))
-    return out
-
-
-def mark_slots(tokens, slots, formula):
-    """The slot-count literal that multiplies CPU_CYCLES becomes S."""
-    out = list(tokens)
-    for i, t in enumerate(tokens):
-        if t != ('n', slots):
-            continue
-        prev2 = tokens[i - 2:i] if i >= 2 else []
-        next2 = tokens[i + 1:i + 3]
-        if prev2 == [('e', 'CPU_CYCLES'), ('o', '*')] or \
-           next2 == [('o', '*'), ('e', 'CPU_CYCLES')]:
-            out[i] = ('s', SLOTS)
-    return out
-
-
-class Parser:
-    def __init__(self, tokens):
-        self.t, self.i = tokens, 0
-
-    def peek(self):
-        return self.t[self.i] if self.i < len(self.t) else None
-
-    def take(self):
-        t = self.peek()
-        self.i += 1
-        return t
-
-    def expr(self):
-        v = self.term()
-        while self.peek() in (('o', '+'), ('o', '-')):
-            op = self.take()[1]
-            w = self.term()
-            v = v + w if op == '+' else v - w
-        return v
-
-    def term(self):
-        v = self.atom()
-        while self.peek() in (('o', '*'), ('o', '/')):
-            op = self.take()[1]
-            w = self.atom()
-            v = v * w if op == '*' else v / w
-        return v
-
-    def atom(self):
-        t = self.take()
-        if t == ('o', '('):
-            v = self.expr()
-            if self.take() != ('o', ')'):
-                raise ValueError('unbalanced parentheses')
-            return v
-        if t and t[0] == 'n':
-            return R.const(t[1])
-        if t and t[0] in 'es':
-            return R.var(t[1])
-        raise ValueError(f'unexpected token {t}')
-
+# --- formulas -------------------------------------------------------------------
 
 def compile_formula(formula, slots):
-    p = Parser(mark_slots(tokenize(formula), slots, formula))
-    r = p.expr()
-    if p.peek() is not None:
-        raise ValueError(f'trailing tokens in {formula!r}')
+    """(N, D): the formula (formulas.py's tree) as a quotient of two integer
+    polynomials; the slot literal multiplying CPU_CYCLES becomes S."""
+    tree = formulas.parse(formula, slots)
+    r = formulas.fold(tree, R.const, R.var, lambda: R.var(SLOTS) * R.var(formulas.CYCLES))
     return r.quotient()
 
 
@@ -304,20 +240,15 @@ def peval(p, counts):
     return total
 
 
-def direct(formula, counts):
-    expr = re.sub(r'\b([A-Z][A-Z0-9_]*)\b', lambda m: f'Fraction(counts["{m.group(1)}"])', formula)
-    expr = re.sub(r'(?<![\w"])(\d+)(?![\w"])', r'Fraction(\1)', expr)
-    return eval(expr, {'Fraction': Fraction, 'counts': counts})  # noqa: S307
-
-
 def self_check(name, formula, events, slots, num, den):
+    """num / den equals Python's own evaluation of the formula string."""
     rng = random.Random(name)
+    want_fn = formulas.oracle(formula)
     for _ in range(200):
         counts = {e: rng.randrange(1, 1 << rng.choice([4, 20, 44])) for e in events}
         counts[SLOTS] = slots
-        try:
-            want = direct(formula, counts)
-        except ZeroDivisionError:
+        want = want_fn(counts)
+        if want is None:
             continue
         d = peval(den, counts)
         if d == 0 or Fraction(peval(num, counts), d) != want:
@@ -344,6 +275,9 @@ def load(path):
         used |= set(m['events'])
     events = sorted(used, key=lambda e: int(spec['events'][e]['code'], 16))
     model['events'] = [(e, int(spec['events'][e]['code'], 16)) for e in events]
+    for e, code in model['events']:
+        if not 0 <= code <= 0xffff:
+            raise SystemExit(f'{base}: {e}: event number 0x{code:x} is not 16 bits')
     if 'CPU_CYCLES' not in used:
         raise SystemExit(f'{base}: no metric uses CPU_CYCLES')
     index = {e: i for i, e in enumerate(events)}
@@ -381,6 +315,122 @@ def load(path):
     defaults = DEFAULT_GROUPS if 'topdown_l1' in files else DEFAULT_NO_TOPDOWN + DEFAULT_GROUPS
     model['default'] = [i for i, f in enumerate(files) if f in defaults]
     return model
+
+
+# --- sysfs text bounds ------------------------------------------------------------
+# The longest text each sysfs file of module/sysfs.c can print, computed
+# from the tables by mirroring its show() formats with the widest value of
+# each conversion.  sysfs gives show() one page; the smallest arm64 page is
+# PAGE_BYTES.  The bounds assume the module's limits below, which sysfs.c
+# checks against its own (static_assert), as it checks each bound.
+
+PAGE_BYTES = 4096
+VALUE_BUF = 24		# engine.h N3T_VALUE_BUF: a formatted value or age
+MAX_DOMAINS = 4		# n3telemetry.h N3T_MAX_DOMAINS: core types at once
+U64 = '1' * 20		# %llu: 18446744073709551615
+U32 = '1' * 10		# %u: 4294967295
+VALUE = 'v' * (VALUE_BUF - 1)
+COVERAGE = '100.00'	# status: setK_coverage is at most 100.00
+# status: the words of the state line (collect.c n3t_state_names and
+# n3t_cpu_state_name()'s "unknown"; system/: sysfs.c status_show())
+CPU_STATES = ['stopped', 'collecting', 'isolated', 'failed-no-memory',
+              'failed-no-counters', 'unsupported-core', 'paused', 'unknown']
+SYSTEM_STATES = ['collecting', 'paused']
+DIR_NO_MODEL = ['unsupported', 'isolated']	# cpuN/cpu_model without a table
+
+# (key, macro, files, what the bound assumes); a key's bound is per model
+# (text_bounds()) or over the models at once (text_bounds_all()).
+TEXT_FILES = [
+    ('model_events', 'MODEL_EVENTS', 'models/<model>/events', 'every event'),
+    ('model_metrics', 'MODEL_METRICS', 'models/<model>/metrics', 'every metric'),
+    ('model_groups', 'MODEL_GROUPS', 'models/<model>/groups', 'every group'),
+    ('sets', 'SETS', 'sets, models/<model>/sets',
+     "a set per metric, with its metrics' events"),
+    ('group', 'GROUP_FILE', 'cpuN/<group>, system/<group>',
+     'the largest group, every value the widest'),
+    ('events', 'EVENTS', 'cpuN/events, system/events', 'every event, 20-digit counts'),
+    ('ages', 'AGES', 'cpuN/ages, system/ages', 'every group selected'),
+    ('status', 'STATUS', 'cpuN/status, system/status', 'a set per metric'),
+    ('dir_cpu_model', 'DIR_CPU_MODEL', 'cpuN/cpu_model, system/cpu_model',
+     'the longest name'),
+    ('group_list', 'GROUP_LIST', 'groups, available_groups',
+     'the names of the N3T_MAX_DOMAINS models with the most'),
+    ('cpu_model', 'CPU_MODEL', 'cpu_model',
+     'the N3T_MAX_DOMAINS longest names, all forced'),
+]
+# Files known not to fit in a page whatever the bound: reported, not
+# refused, and not in N3T_TEXT_MAX; sysfs.c says so where they are shown.
+OVER_PAGE = {}
+
+
+def metric_events(metric):
+    """The events a compiled metric reads (the engine's n3t_metric_events())."""
+    return {f for p in (metric['num'], metric['den']) for mono in p for f in mono
+            if f != SLOTS}
+
+
+def text_bounds(mdl):
+    """{key: bytes}: the longest text of each per-model file of TEXT_FILES."""
+    events = [e for e, _ in mdl['events']]
+    names = [m['name'] for m in mdl['metrics']]
+    groups = mdl['groups']
+    # every set holds one metric at least, and each metric is in one set
+    # (engine.c n3t_pack()): at most a set per metric, whose events are
+    # among its metrics' events
+    nr_sets = len(names)
+    b = {}
+    b['model_events'] = sum(len(f'{e} 0x{0xffff:04x}\n') for e in events)
+    b['model_metrics'] = sum(len(f'{m["name"]} {6} {UNITS[m["unit"]]}\n')
+                             for m in mdl['metrics'])
+    b['model_groups'] = sum(len(f'{f} {g}' + ''.join(f' {names[i]}' for i in ms) + '\n')
+                            for f, g, ms in groups)
+    b['sets'] = sum(len(f'set{s}\n') for s in range(nr_sets)) + \
+        sum(len(f' {e}') for m in mdl['metrics'] for e in metric_events(m))
+    b['group'] = max(sum(len(f'{names[i]} {VALUE}\n') for i in ms) for _, _, ms in groups)
+    b['events'] = sum(len(f'{e} {U64} {U64}\n') for e in events)
+    b['ages'] = sum(len(f'{f} seq {U64} end_ns {U64} age_ms {VALUE}\n') for f, _, _ in groups)
+    head = f'seq {U64}\nend_ns {U64}\ninterval_ns {U64}\nlost_slices {U64}\n' \
+        f'sets_per_interval {U32}\n'
+    cpu = f'state {max(CPU_STATES, key=len)}\n'
+    system = f'state {max(SYSTEM_STATES, key=len)}\ncpus_collecting {U32}\n' \
+        f'cpus_isolated {U32}\ncpus_failed {U32}\ncpus_unsupported {U32}\n'
+    b['status'] = len(head) + max(len(cpu), len(system)) + \
+        sum(len(f'set{s}_coverage {COVERAGE}\nset{s}_lost {U64}\n') for s in range(nr_sets))
+    b['dir_cpu_model'] = max(len(f'{x}\n') for x in [mdl['file']] + DIR_NO_MODEL)
+    return b
+
+
+def text_bounds_all(models):
+    """{key: bytes}: the files that list several models at once: one domain
+    per core type, at most MAX_DOMAINS, each a different model."""
+    k = min(MAX_DOMAINS, len(models))
+    lists = []
+    for some in itertools.combinations(models, k):
+        names = {f for m in some for f, _, _ in m['groups']}
+        lists.append(len(' '.join(sorted(names)) + '\n'))
+    longest = sorted((len(m['file']) for m in models), reverse=True)[:k]
+    return dict(group_list=max(lists),
+                cpu_model=sum(len(f'{"x" * n} (forced)\n') for n in longest))
+
+
+def text_table(models):
+    """[(key, bytes, where)]: every TEXT_FILES key's bound over the models,
+    where it is reached; SystemExit when one that must fit does not."""
+    per = {m['file']: text_bounds(m) for m in models}
+    both = text_bounds_all(models)
+    rows = []
+    for key, _, files, _ in TEXT_FILES:
+        if key in both:
+            rows.append((key, both[key], 'all'))
+            continue
+        model = max(per, key=lambda f: (per[f][key], f))
+        rows.append((key, per[model][key], model))
+    for key, n, where in rows:
+        if n > PAGE_BYTES and key not in OVER_PAGE:
+            files = next(t[2] for t in TEXT_FILES if t[0] == key)
+            raise SystemExit(f'{where}: {files} can print {n} bytes, more than a page '
+                             f'({PAGE_BYTES}): the tables do not fit the sysfs files')
+    return rows
 
 
 def load_or_exit(path):
@@ -482,6 +532,24 @@ def emit_header(models, out):
     w('#ifndef N3T_MODELS_H\n#define N3T_MODELS_H\n\n#include "engine.h"\n\n')
     for m in models:
         w(f'extern const struct n3t_model n3t_{m["ident"]};\n')
+    w('\n/*\n * The longest text each sysfs file can print for any of the tables, in\n')
+    w(' * bytes: 20 digits for a u64, 10 for a u32, N3T_VALUE_BUF - 1 characters\n')
+    w(' * for a value or an age, at most one set per metric.  sysfs.c checks each\n')
+    w(' * against show()\'s page (static_assert), and the limits the bounds assume\n')
+    if OVER_PAGE:
+        w(' * against its own.  N3T_TEXT_MAX: the longest of the files that fit, all\n')
+        w(' * but ' + ', '.join(sorted(OVER_PAGE)) + ' (see sysfs.c).\n */\n')
+    else:
+        w(' * against its own.  N3T_TEXT_MAX: the longest of them.\n */\n')
+    w(f'#define N3T_TEXT_VALUE_BUF\t{VALUE_BUF}\t/* N3T_VALUE_BUF */\n')
+    w(f'#define N3T_TEXT_DOMAINS\t{MAX_DOMAINS}\t/* N3T_MAX_DOMAINS */\n')
+    rows = text_table(models)
+    for key, n, where in rows:
+        _, macro, files, assume = next(t for t in TEXT_FILES if t[0] == key)
+        w(f'/* {files} ({where}): {assume} */\n')
+        w(f'#define N3T_TEXT_MAX_{macro}\t{n}\n')
+    fit = max(n for key, n, _ in rows if key not in OVER_PAGE)
+    w(f'#define N3T_TEXT_MAX\t{fit}\n')
     w('\n#endif /* N3T_MODELS_H */\n')
 
 
@@ -512,7 +580,21 @@ def emit_midr(models, out):
         w(f'{{ .range = {rng}, .model = &n3t_{m["ident"]} }},\n')
 
 
+def print_text_bounds(models):
+    """FILE MODEL BYTES lines: each per-model bound, then the cross-model ones."""
+    for m in models:
+        for key, n in text_bounds(m).items():
+            print(key, m['file'], n)
+    for key, n in text_bounds_all(models).items():
+        print(key, 'all', n)
+
+
 def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == '--text-bounds':
+        models = [load_or_exit(p) for p in sys.argv[2:]]
+        models.sort(key=lambda m: (m['part'], m['variant'], m['revision']))
+        print_text_bounds(models)
+        return
     if len(sys.argv) < 4:
         raise SystemExit(__doc__)
     models = [load_or_exit(p) for p in sys.argv[3:]]
@@ -527,18 +609,16 @@ def main():
     if limits['events'] > 96 or limits['metrics'] > 96 or limits['groups'] > 32 or \
        limits['group_metrics'] > 12 or limits['mono'] > 16:
         raise SystemExit(f'tables exceed the engine limits (engine.h): {limits}')
-    tmp = sys.argv[1] + '.tmp'
-    with open(tmp, 'w') as out:
-        emit(models, out)
-    os.replace(tmp, sys.argv[1])
-    tmp = sys.argv[2] + '.tmp'
-    with open(tmp, 'w') as out:
-        emit_midr(models, out)
-    os.replace(tmp, sys.argv[2])
+    for key, n, where in text_table(models):
+        if key in OVER_PAGE and n > PAGE_BYTES:
+            files = next(t[2] for t in TEXT_FILES if t[0] == key)
+            print(f'warning: {files} can print {n} bytes ({where}), more than a page: '
+                  f'{OVER_PAGE[key]}', file=sys.stderr)
     header = os.path.join(os.path.dirname(sys.argv[1]), 'models.h')
-    with open(header + '.tmp', 'w') as out:
-        emit_header(models, out)
-    os.replace(header + '.tmp', header)
+    for path, emitter in ((sys.argv[1], emit), (sys.argv[2], emit_midr), (header, emit_header)):
+        out = io.StringIO()
+        emitter(models, out)
+        generated.write(path, out.getvalue())
     print(' '.join(f'{k}={v}' for k, v in limits.items()), file=sys.stderr)
 
 

@@ -81,6 +81,9 @@ struct view {
 	uint64_t lost;
 	int64_t value[MAX_METRICS];
 	bool valid[MAX_METRICS];
+	bool have_ages;			/* group_seq, group_end_ns known (ages file) */
+	uint64_t group_seq[MAX_GROUPS];	/* the interval a group's values come from, 0: none yet */
+	uint64_t group_end_ns[MAX_GROUPS];
 	bool have_events;		/* events readable */
 	char state[64];			/* cpuN/status "state": collecting, isolated, ... */
 	bool listed[MAX_EVENTS];
@@ -683,6 +686,28 @@ static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool 
 	if (!full || !md)
 		return true;
 
+	/* how old each group's values are; an older module has no ages file */
+	snprintf(rel, sizeof(rel), "%s/%s/ages", t->root, dir);
+	s = dir_read(t, dir, "ages", &gone);
+	if (!s && gone)
+		return false;
+	if (!s && errno != ENOENT)
+		die("cannot read %s: %s", rel, strerror(errno));
+	v->have_ages = s != NULL;
+	p = s;
+	while (s && (line = next_line(&p))) {
+		char name[64];
+		unsigned long long seq, end;
+		int g;
+
+		if (sscanf(line, "%63s seq %llu end_ns %llu age_ms ", name, &seq, &end) != 3 ||
+		    (g = group_by_name(md, name)) < 0)
+			die("malformed line in %s: \"%s\"", rel, line);
+		v->group_seq[g] = seq;
+		v->group_end_ns[g] = end;
+	}
+	free(s);
+
 	snprintf(rel, sizeof(rel), "%s/%s/events", t->root, dir);
 	s = dir_read(t, dir, "events", &gone);
 	if (!s) {
@@ -1121,6 +1146,12 @@ static int load_snapshot(struct tree *t)
 		v->seq = r->seq;
 		v->end_ns = r->end_ns;
 		v->interval_ns = r->interval_ns;
+		/* an older module's record ends before the group ages */
+		v->have_ages = h->record_size >= sizeof(*r);
+		for (int g = 0; v->have_ages && g < md->nr_groups && g < N3T_SNAP_MAX_GROUPS; g++) {
+			v->group_seq[g] = r->group_seq[g];
+			v->group_end_ns[g] = r->group_end_ns[g];
+		}
 		for (int m = 0; m < md->nr_metrics; m++) {
 			v->valid[m] = v->have && (r->valid[m / 64] >> (m % 64) & 1);
 			v->value[m] = r->value[m];
@@ -1287,10 +1318,30 @@ static void show_metric(const struct tree *t, const struct view *v, int m, int i
 	       fmt_metric(val, sizeof(val), t, v, m), md->metric[m].unit);
 }
 
+/*
+ * With the rotating schedule a group's values may come from an earlier
+ * interval than the latest: say which, and how much earlier it ended.
+ */
+static void show_age(const struct view *v, int g, int indent)
+{
+	uint64_t ago;
+
+	if (!v->have_ages || !v->have || v->group_seq[g] == v->seq)
+		return;
+	if (!v->group_seq[g]) {
+		printf("%*s(not counted yet: its turn comes)\n", indent, "");
+		return;
+	}
+	ago = v->end_ns > v->group_end_ns[g] ? v->end_ns - v->group_end_ns[g] : 0;
+	printf("%*s(from interval %" PRIu64 ", %" PRIu64 ".%03" PRIu64 " s before the latest)\n",
+	       indent, "", v->group_seq[g], ago / 1000000000, ago / 1000000 % 1000);
+}
+
 static void show_group(const struct tree *t, const struct view *v, int g, int indent)
 {
 	const struct model *md = view_model(t, v);
 
+	show_age(v, g, indent);
 	for (int i = 0; i < md->group[g].nr; i++)
 		show_metric(t, v, md->group[g].metrics[i], indent);
 }
@@ -1326,6 +1377,7 @@ static void show_view(const struct tree *t, const struct view *v, uint32_t group
 		};
 
 		printf("  Topdown\n");
+		show_age(v, l1, 4);
 		groups &= ~(1u << l1);
 		for (int i = 0; i < md->group[l1].nr; i++) {
 			int m = md->group[l1].metrics[i];
@@ -2149,8 +2201,45 @@ static void term_size(int *cols, int *rows)
 	}
 }
 
+/*
+ * The age column: how long before the row's latest interval the oldest of
+ * its shown values was counted ("-": one not counted yet, or no ages).
+ */
+static void top_age(const struct tree *t, const struct view *v, int ncol)
+{
+	const struct model *md = view_model(t, v);
+	uint64_t oldest = 0;
+	char buf[32];
+
+	for (int c = 0; md && v->have && v->have_ages && c < ncol; c++) {
+		int m = vmetric(t, v, top_cols[c].metric);
+
+		for (int g = 0; m >= 0 && g < md->nr_groups; g++) {
+			bool in = false;
+
+			for (int i = 0; i < md->group[g].nr; i++)
+				in |= md->group[g].metrics[i] == m;
+			if (!in || !(md->groups & (1u << g)))
+				continue;
+			if (!v->group_seq[g]) {
+				printf(" %6s", "-");
+				return;
+			}
+			if (v->end_ns > v->group_end_ns[g] && v->end_ns - v->group_end_ns[g] > oldest)
+				oldest = v->end_ns - v->group_end_ns[g];
+		}
+	}
+	if (!md || !v->have || !v->have_ages) {
+		printf(" %6s", "-");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%" PRIu64 ".%01" PRIu64 "s", oldest / 1000000000,
+		 oldest / 100000000 % 10);
+	printf(" %6s", buf);
+}
+
 static void top_row(const struct tree *t, const struct view *v, bool color, int nw, int bw,
-		    int ncol)
+		    int ncol, bool ages)
 {
 	char val[VALUE_BUF], name[32];
 
@@ -2166,6 +2255,8 @@ static void top_row(const struct tree *t, const struct view *v, bool color, int 
 	for (int c = 0; c < ncol; c++)
 		printf(" %*s", top_cols[c].width,
 		       fmt_metric(val, sizeof(val), t, v, vmetric(t, v, top_cols[c].metric)));
+	if (ages)
+		top_age(t, v, ncol);
 	putchar('\n');
 }
 
@@ -2188,6 +2279,7 @@ static void top_once(const char *root, enum source src, bool color)
 	const struct view *sys = NULL;
 	struct row *rows;
 	int n = 0, cols, lines, nw = 6, bw = 40, ncol = NR_TOP_COLS, budget, width;
+	bool ages = false;
 	char title[512];
 
 	term_size(&cols, &lines);
@@ -2195,6 +2287,9 @@ static void top_once(const char *root, enum source src, bool color)
 	rows = calloc(t.nr + 1, sizeof(*rows));
 	if (!rows)
 		die("out of memory");
+	/* a module with a rotating schedule tells how old values are: a column */
+	for (int i = 0; i < t.nr; i++)
+		ages |= t.v[i].have_ages;
 	for (int i = 0; i < t.nr; i++) {
 		char name[32];
 
@@ -2216,7 +2311,7 @@ static void top_once(const char *root, enum source src, bool color)
 
 	/* layout: name, space, [bar], then " value" columns */
 	for (;;) {
-		int used = nw + 3;
+		int used = nw + 3 + (ages ? 7 : 0);
 
 		for (int c = 0; c < ncol; c++)
 			used += top_cols[c].width + 1;
@@ -2233,7 +2328,7 @@ static void top_once(const char *root, enum source src, bool color)
 		}
 		ncol--;
 	}
-	width = nw + (bw ? bw + 3 : 0);
+	width = nw + (bw ? bw + 3 : 0) + (ages ? 7 : 0);
 	for (int c = 0; c < ncol; c++)
 		width += top_cols[c].width + 1;
 	budget = lines ? lines - 1 : -1;	/* the last line stays empty: no scrolling */
@@ -2270,11 +2365,13 @@ static void top_once(const char *root, enum source src, bool color)
 			printf(" %-*.*s", bw + 2, bw + 2, "topdown level 1");
 		for (int c = 0; c < ncol; c++)
 			printf(" %*s", top_cols[c].width, top_cols[c].title);
+		if (ages)
+			printf(" %6s", "age");
 		putchar('\n');
 		budget--;
 	}
 	if (sys && budget) {
-		top_row(&t, sys, color, nw, bw, ncol);
+		top_row(&t, sys, color, nw, bw, ncol, ages);
 		budget--;
 	}
 	for (int i = 0; i < n && budget; i++, budget--) {
@@ -2286,7 +2383,7 @@ static void top_once(const char *root, enum source src, bool color)
 			printf("%.*s\n", cols ? cols : (int)sizeof(more), more);
 			break;
 		}
-		top_row(&t, rows[i].v, color, nw, bw, ncol);
+		top_row(&t, rows[i].v, color, nw, bw, ncol, ages);
 	}
 	fflush(stdout);
 	free(rows);

@@ -25,16 +25,21 @@ Record names: percent units become 0..1 ratios named ...:ratio, so do the
 "per access" metrics whose name ends in _ratio; others keep their name
 (instance:n3telemetry_ipc, :n3telemetry_branch_mpki).
 
-The translation is checked here before anything is written: each rule's
-expression tree is evaluated with exact rationals against Python's own
-evaluation of Arm's formula string.  Python 3 standard library only."""
+Formulas are parsed by tools/models/formulas.py, the parser the table
+generator uses too.  The translation is checked here before anything is
+written: each rule's expression tree is evaluated with exact rationals
+against Python's own evaluation of Arm's formula string (formulas.oracle()).
+Python 3 standard library only."""
 import argparse
 import json
 import os
 import random
-import re
 import sys
 from fractions import Fraction
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'models'))
+import formulas  # noqa: E402  (the parser gen_models.py uses too)
+import generated  # noqa: E402
 
 # --- the series layout: everything that names a series or a label ------------
 # (a change of the exporter's layout should only touch this block)
@@ -49,7 +54,7 @@ INST_SLOTS = 'instance_model:n3telemetry_slots:max'
 INST_SLOT_COUNT = f'instance_model:n3telemetry_slots_count:rate{WINDOW}'
 INST_SLOT_RATE = f'instance_model:n3telemetry_slots_per_counted_second:rate{WINDOW}'
 FLEET_SLOT_RATE = f'model:n3telemetry_slots_per_counted_second:rate{WINDOW}'
-CYCLES = 'CPU_CYCLES'
+CYCLES = formulas.CYCLES
 
 
 def count_series(e):
@@ -115,87 +120,8 @@ def rates_group(events):
     return out
 
 
-# --- formulas -------------------------------------------------------------------
-TOKEN = re.compile(r'\s*(?:(\d+)|([A-Z][A-Z0-9_]*)|(\S))')
-
-
-def tokenize(s):
-    out = []
-    for num, name, op in TOKEN.findall(s):
-        if num:
-            out.append(('n', int(num)))
-        elif name:
-            out.append(('e', name))
-        elif op:
-            if op not in '+-*/()':
-                raise ValueError(f'unexpected {op!r}')
-            out.append(('o', op))
-    return out
-
-
-def fuse_slots(tokens, slots):
-    """'S * CPU_CYCLES' / 'CPU_CYCLES * S' (S the slot count) becomes one
-    ('s',) token, the slots-times-cycles rate.  Only where the product is a
-    unit of its own: not after '/', where a / CPU_CYCLES * 5 is (a / CPU_CYCLES) * 5.
-    A slot literal anywhere else is refused."""
-    out, i = [], 0
-    while i < len(tokens):
-        three = tokens[i:i + 3]
-        if len(three) == 3 and three[1] == ('o', '*') and \
-           {three[0], three[2]} == {('n', slots), ('e', CYCLES)} and \
-           (not out or out[-1] != ('o', '/')):
-            out.append(('s',))
-            i += 3
-            continue
-        if tokens[i] == ('n', slots):
-            raise ValueError(f'slot count {slots} not multiplying {CYCLES}')
-        out.append(tokens[i])
-        i += 1
-    return out
-
-
-# expression trees: ('n', int) | ('e', name) | ('s',) | (op, left, right)
-class Parser:
-    def __init__(self, tokens):
-        self.t, self.i = tokens, 0
-
-    def peek(self):
-        return self.t[self.i] if self.i < len(self.t) else None
-
-    def take(self):
-        t = self.peek()
-        self.i += 1
-        return t
-
-    def parse(self):
-        v = self.expr()
-        if self.peek() is not None:
-            raise ValueError('trailing tokens')
-        return v
-
-    def expr(self):
-        v = self.term()
-        while self.peek() in (('o', '+'), ('o', '-')):
-            v = (self.take()[1], v, self.term())
-        return v
-
-    def term(self):
-        v = self.atom()
-        while self.peek() in (('o', '*'), ('o', '/')):
-            v = (self.take()[1], v, self.atom())
-        return v
-
-    def atom(self):
-        t = self.take()
-        if t == ('o', '('):
-            v = self.expr()
-            if self.take() != ('o', ')'):
-                raise ValueError('unbalanced parentheses')
-            return v
-        if t and t[0] in 'nes':
-            return t
-        raise ValueError(f'unexpected token {t}')
-
+# --- translation -------------------------------------------------------------------
+# (formulas.parse() makes the trees: see tools/models/formulas.py)
 
 def unscale(t, k):
     """t / k: the literal k taken out where it is a factor (x * 100, 100 * x,
@@ -222,24 +148,7 @@ def unscale(t, k):
     return take(t) or ('/', t, ('n', k))
 
 
-def events(t):
-    if t[0] == 'e':
-        return {t[1]}
-    if t[0] in '+-*/':
-        return events(t[1]) | events(t[2])
-    return {CYCLES} if t[0] == 's' else set()
-
-
-def evaluate(t, env):
-    if t[0] == 'n':
-        return Fraction(t[1])
-    if t[0] in 'es':
-        return env[t[1] if t[0] == 'e' else '']
-    a, b = evaluate(t[1], env), evaluate(t[2], env)
-    return {'+': a + b, '-': a - b, '*': a * b, '/': a / b}[t[0]]
-
-
-PREC = {'+': 1, '-': 1, '*': 2, '/': 2}
+PREC = {op: i + 1 for i, ops in enumerate(formulas.PRECEDENCE) for op in ops}
 
 
 def promql(t, level, models):
@@ -305,33 +214,28 @@ def record_name(name, unit):
     return f'n3telemetry_{name}'
 
 
-def python_value(formula, env):
-    """Arm's formula evaluated by Python's own parser, exactly."""
-    src = re.sub(r'\b(\d+)\b', r'Fraction(\1)', formula)
-    return eval(src, {'Fraction': Fraction, '__builtins__': {}}, dict(env))
-
-
 def translate(model, slots, name, m):
     """The metric's tree over event rates and the slots rate, as a ratio
     for percent units; checked against the formula string."""
     formula, unit = m['formula'], m['units']
-    tree = Parser(fuse_slots(tokenize(formula), slots)).parse()
+    tree = formulas.parse(formula, slots)
     percent = unit.startswith('percent')
     if percent:
         tree = unscale(tree, 100)
-    evs = sorted(events(tree))
+    evs = sorted(formulas.events(tree))
     if set(evs) != set(m.get('events', evs)):
         raise ValueError(f'events {evs} differ from the listed {sorted(m["events"])}')
     rng = random.Random(f'{model}/{name}')
+    python_value = formulas.oracle(formula)
     checked = 0
     for _ in range(20):
         env = {e: Fraction(rng.randint(1, 10**6)) for e in evs}
         env[''] = slots * env.get(CYCLES, 0)
-        try:
-            want = python_value(formula, env) / (100 if percent else 1)
-        except ZeroDivisionError:
+        want = python_value(env)
+        if want is None:
             continue
-        if evaluate(tree, env) != want:
+        want /= 100 if percent else 1
+        if formulas.evaluate(tree, env) != want:
             raise ValueError('translation disagrees with the formula')
         checked += 1
     if not checked:
@@ -384,16 +288,13 @@ def generate(paths):
     w('# Generated by tools/prometheus/gen_rules.py from Arm\'s Neoverse telemetry\n')
     w('# descriptions (' + ', '.join(f'{m} {s} slots' for m, s, _ in models) + ').\n')
     w('# Do not edit: change the generator and regenerate.\n#\n')
-    for line in __doc__.split('\n\n')[1:4]:
-        for l in line.split('\n'):
-            w(f'# {l}\n' if l else '#\n')
-        w('#\n')
+    w(generated.comment(__doc__.split('\n\n')[1:4]))
     w('groups:\n')
     w('  - name: n3telemetry_rates\n    rules:\n')
     used = set()
     for _, _, metrics in models:
         for _, tree in metrics.values():
-            used |= events(tree)
+            used |= formulas.events(tree)
     for rule in rates_group(used):
         rec, expr = rule[:2]
         w(f'      - record: {rec}\n        expr: |\n')
@@ -428,13 +329,7 @@ def main():
                   f'{len(metrics)} fleet rules', file=sys.stderr)
         print(f'{len(order)} rules per level, '
               f'{sum(len(v) for _, v in order)} formula variants', file=sys.stderr)
-    if a.out:
-        tmp = a.out + '.tmp'
-        with open(tmp, 'w') as f:
-            f.write(text)
-        os.replace(tmp, a.out)
-    else:
-        sys.stdout.write(text)
+    generated.output(a.out, text)
 
 
 if __name__ == '__main__':

@@ -52,6 +52,7 @@
 #define N3T_SNAP_ABI_VERSION	2
 #define N3T_SNAP_MAX_EVENTS	96	/* length of a record's event arrays */
 #define N3T_SNAP_MAX_METRICS	96	/* length of a record's metric arrays */
+#define N3T_SNAP_MAX_GROUPS	32	/* length of a record's group arrays */
 #define N3T_SNAP_FIXED_SCALE	1000000
 
 /**
@@ -113,6 +114,16 @@ struct n3t_snapshot_header {
  *	sets, in 64 bits (appended after the first release: a record_size
  *	that does not cover it is an older module's, whose @lost_slices is
  *	the count)
+ * @group_seq: for each group <g> of the model (the group's bit), the
+ *	sequence number of the interval its values come from: with the
+ *	rotating schedule a group is counted in one interval out of several
+ *	and keeps its values until its next turn; 0 when the group is not
+ *	selected or was not counted yet (its values are then not valid)
+ * @group_end_ns: the end of that interval, CLOCK_MONOTONIC nanoseconds
+ *	(0 with @group_seq 0); @seq and @end_ns are the latest interval's.
+ *	Both appended with the rotating schedule: a record_size that does
+ *	not cover them is an older module's, whose values all come from
+ *	the interval @seq.
  */
 struct n3t_snapshot_record {
 	__u32 cpu;
@@ -132,6 +143,8 @@ struct n3t_snapshot_record {
 	__u64 event_count[N3T_SNAP_MAX_EVENTS];
 	__u64 event_ns[N3T_SNAP_MAX_EVENTS];
 	__u64 lost_slices_total;
+	__u64 group_seq[N3T_SNAP_MAX_GROUPS];
+	__u64 group_end_ns[N3T_SNAP_MAX_GROUPS];
 };
 
 #endif /* _UAPI_LINUX_N3TELEMETRY_H */

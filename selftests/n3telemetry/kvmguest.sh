@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# A real KVM guest beside the module: its virtual PMU counts the whole time.
+#
+# KVM backs each counter of a guest's PMU with a host perf event of its own,
+# a task-pinned kernel counter of the vCPU thread (arch/arm64/kvm/pmu-emul.c:
+# pinned, exclude_host); one that finds no counter goes to perf's error state
+# for good and the guest reads a frozen count.  kvmguest (kvmguest.c) is a
+# tiny VMM: one vCPU with KVM's PMUv3 and an in-kernel vGICv3, and a
+# bare-metal guest (not Linux: a loop of a few instructions at EL1) that
+# enables its cycle counter and every event counter its PMCR_EL0.N offers
+# (INST_RETIRED, CPU_CYCLES alternately: the whole PMU, what the module
+# wants too), spins 2 * SPIN instructions, reads all its counters and reports
+# them by MMIO, again and again.  The vCPU runs on CPU 1 beside a busy loop,
+# so that the host switches it out and in all the time: at every switch perf
+# schedules the guest's pinned events in again, beside the module's.
+#
+# What passing proves: with the module loaded with its default sharing
+# (pinned=0), at every report of a few seconds' run every guest counter
+# advanced by at least what the guest executed between two reports (under
+# QEMU's -icount exactly that, 2 * SPIN + the report code) -- none of KVM's
+# pinned host events was ever left without a counter, across hundreds of
+# vCPU switches and the module's set switches and re-packs.  The same run
+# without the module is the baseline (the VMM, KVM and the emulated PMU
+# work), and with pinned=1 (the module's old behaviour, kept for dedicated
+# monitoring hosts) the same guest must see counters freeze: the control
+# that shows this test can fail.  The kprobe on
+# perf_event_create_kernel_counter shows the host side: the events KVM
+# created for the guest are pinned, per task (cpu -1) and exclude the host.
+#
+# Needs a host with KVM and a PMU for guests (in make check: Debian's 6.1
+# kernel under qemu-system-aarch64 -M virt,virtualization=on -cpu max
+# -icount shift=0, where QEMU emulates EL2 and the kernel runs KVM); INST_RETIRED
+# counts only under -icount, so without it the test is skipped.
+. ./lib.sh
+need_module
+command -v kvmguest > /dev/null || PATH=$PATH:$N3T_HERE
+command -v kvmguest > /dev/null || skip_all "kvmguest not built (make -C selftests/n3telemetry)"
+[ -e /dev/kvm ] || skip_all "no /dev/kvm (on QEMU: -M virt,virtualization=on)"
+[ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ] || skip_all "needs 2 CPUs"
+SPIN=2000000
+SECS=${N3T_KVM_SECS:-2}
+
+# g NAME ARGS...: kvmguest, its lines as diagnostics
+g() {
+	_g=$1
+	shift
+	diag_run "$_g" "/tmp/kvmguest.$_g" kvmguest "$@"
+}
+
+# Baseline, without the module: the guest's counters all count
+g probe -e 0x08 -n $SPIN -s 0.2 -r 1
+case $? in
+0) ;;
+4) skip_all "$(cat /tmp/kvmguest.probe)" ;;
+*)	# QEMU counts instructions only with -icount
+	grep -q '^cycle-counter .* frozen 0,' /tmp/kvmguest.probe &&
+		grep -q '^counter 0x08: \([0-9]*\) advances .* frozen \1,' /tmp/kvmguest.probe &&
+		skip_all "the guest's INST_RETIRED never counts here (QEMU without -icount?)"
+	bail "kvmguest failed without the module" ;;
+esac
+
+# The host side, traced: the events KVM creates for the guest's counters
+KP=$TRACEFS/kprobe_events
+[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS 2> /dev/null
+kprobe=
+if echo 'p:n3tkvm/create perf_event_create_kernel_counter config=+8(%x0):u64 pinned=+40(%x0):b1@2/64 exclude_host=+40(%x0):b1@19/64 cpu=%x1:s32 task=%x2:x64' \
+	>> $KP 2> /dev/null && trace_on n3tkvm/create; then
+	kprobe=1
+else
+	echo "# no kprobe on perf_event_create_kernel_counter: the host side is not traced"
+fi
+check baseline-every-counter-counts g baseline -A -n $SPIN -s "$SECS" -c 1 -b
+if [ -n "$kprobe" ]; then
+	grep ' kvmguest-' $TRACEFS/trace | grep -o 'config=.*' > /tmp/kvmguest.trace
+	trace_off n3tkvm/create
+	echo '-:n3tkvm/create' >> $KP
+	sort /tmp/kvmguest.trace | uniq -c | sed 's/^ */# host event created by the vCPU thread: /'
+	n=$(sed -n 's/.*guest uses the cycle counter and \([0-9]*\):.*/\1/p' /tmp/kvmguest.baseline)
+	check kvm-events-created test "$(wc -l < /tmp/kvmguest.trace)" -gt "${n:-99}"
+	expect_eq kvm-events-task-pinned-exclude-host "" \
+		"$(grep -v 'pinned=1 exclude_host=1 cpu=-1 task=0xf' /tmp/kvmguest.trace)"
+fi
+
+# The module with its default sharing: the guest's counters still count
+# at every report.  interval_ms=100 instead of 1000 for more set switches.
+# QEMU's CPU is no Neoverse: the N3 table then (force=1), as realpmu.sh
+if n3t_load interval_ms=100 2> /dev/null; then
+	check load true
+else
+	check load n3t_load force=1 interval_ms=100
+fi
+echo "# module: $(head -2 $N3T/counters | tr '\n' ' '), $(wc -l < $N3T/sets) sets"
+sleep 0.5
+ev() { awk '$1 == "CPU_CYCLES" { print $2, $3 }' "$N3T/$1/events"; }
+sys0=$(ev system) one0=$(ev cpu1)
+check module-default-every-counter-counts g default -A -n $SPIN -s "$SECS" -c 1 -b
+grep -q 'involuntary' /tmp/kvmguest.default &&
+	check vcpu-switched-out-and-in test "$(sed -n 's/.* \([0-9]*\) involuntary.*/\1/p' /tmp/kvmguest.default)" -ge 10
+# the module's own counts meanwhile (count, ns counted): on CPU 1 only
+# slices that fell whole between two of the guest's time slices count
+sys1=$(ev system) one1=$(ev cpu1)
+echo "# module meanwhile: CPU_CYCLES system '$sys0' -> '$sys1', cpu1 '$one0' -> '$one1';" \
+	"$(head -2 $N3T/counters | tr '\n' ' ')"
+check module-collected-meanwhile test "${sys1%% *}" -gt "${sys0%% *}"
+check module-still-collecting grep -q 'state collecting' $N3T/system/status
+check unload n3t_unload
+
+# pinned=1, the module's old behaviour: its CPU-pinned counters are
+# scheduled before the vCPU thread's pinned ones, which lose their counters
+# and freeze; the guest must notice
+n3t_load interval_ms=100 pinned=1 2> /dev/null || n3t_load force=1 interval_ms=100 pinned=1
+echo "# module pinned=1: $(head -2 $N3T/counters | tr '\n' ' '), $(wc -l < $N3T/sets) sets"
+sleep 0.5
+check pinned-mode-freezes-guest-counters fails g pinned -A -n $SPIN -s "$SECS" -c 1 -b
+check pinned-mode-frozen-seen grep -q 'FROZEN' /tmp/kvmguest.pinned
+n3t_unload
+ktap_finish
