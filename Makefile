@@ -11,6 +11,9 @@
 #   make vm              the same VM with an interactive shell
 #   make bench           cost of the module against perf stat and node_exporter (VM)
 #   make tools           build the n3tel reader for this host
+#   make deb             Debian packages n3telemetry-dkms and n3tel (arm64) in build/deb
+#   make e2e             the packages on a Debian 12 arm64 VM with systemd, node_exporter
+#                        and Prometheus (part of make check)
 
 # The kernel: KDIR (its build tree) or KVER (its release); either gives the other.
 ifeq ($(origin KDIR),undefined)
@@ -153,5 +156,11 @@ vm:
 bench:
 	selftests/bench/bench.sh
 
+deb:
+	tools/packaging/deb.sh
+
+e2e:
+	selftests/vm/e2e.sh
+
 .PHONY: all modules install install-module install-n3tel install-data uninstall \
-	uninstall-module uninstall-n3tel uninstall-data clean tools check demo vm bench
+	uninstall-module uninstall-n3tel uninstall-data clean tools check demo vm bench deb e2e

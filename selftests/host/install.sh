@@ -139,6 +139,7 @@ punit=$proot/usr/lib/systemd/system/n3tel-textfile.service
 t unit-execstart-prefix test "$(unitkey "$punit" ExecStart)" = \
 	"/usr/bin/n3tel textfile --dir /srv/textfile --every 15"
 t unit-writes-textfile-dir test "$(unitkey "$punit" ReadWritePaths)" = /srv/textfile
+t unit-skipped-without-textfile-dir test "$(unitkey "$punit" ConditionPathIsDirectory)" = /srv/textfile
 t unit-documentation-prefix docs_ok "$punit" "$proot"
 "$proot/usr/bin/n3tel" --help > "$out/help.out" 2>&1
 rc=$?

@@ -29,6 +29,34 @@ record() {
 step "host packages"
 "$vmdir/deps.sh"
 
+# The end-to-end test (e2e.sh: make deb's packages installed on a Debian 12
+# arm64 VM with systemd, node_exporter, Prometheus) runs beside everything
+# below: its VM waits on systemd, DKMS and the textfile cadence most of the
+# time, and it shares nothing with the other steps but the distro kernel,
+# fetched here first.  Its lines join the results at the end.
+e2e_pid=
+if [ $mode = check ]; then
+	step "end to end, in the background: Debian packages on Debian 12 arm64 with systemd (log: build/e2e.log)"
+	"$vmdir/distro-kernel.sh" > /dev/null
+	: > "$out/e2e-results.txt"
+	"$vmdir/e2e.sh" "$out" "$out/e2e-results.txt" > "$out/e2e.log" 2>&1 &
+	e2e_pid=$!
+fi
+# e2e_join: wait for it, show its steps and failures, add its lines
+e2e_join() {
+	local rc=0
+	[ -n "$e2e_pid" ] || return 0
+	step "end to end (e2e.sh, started at the beginning): waiting for it"
+	wait "$e2e_pid" || rc=$?
+	e2e_pid=
+	grep -E '^== e2e|^   ' "$out/e2e.log" || true
+	grep '^FAIL' "$out/e2e-results.txt" || true
+	cat "$out/e2e-results.txt" >> "$results"
+	[ $rc = 0 ] || grep -q '^FAIL' "$out/e2e-results.txt" ||
+		record FAIL "e2e (exited $rc early, see $out/e2e.log)"
+}
+trap '[ -z "$e2e_pid" ] || kill "$e2e_pid" 2> /dev/null || true' EXIT
+
 step "debug test kernel (linux-source-6.12 + selftests/vm/kernel.config)"
 kdir=$("$vmdir/build-kernel.sh" | tail -1)
 ksrc=$kdir
@@ -303,6 +331,8 @@ else
 	tail -30 "$out/bench-smoke.log"
 	record FAIL bench-smoke
 fi
+
+e2e_join
 
 pass=$(grep -c '^PASS' "$results" || true)
 fail=$(grep -c '^FAIL' "$results" || true)

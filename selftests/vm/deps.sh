@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install the host packages the test rig needs (Debian 12 only).
+# Install the host packages the test rig needs (Debian 12 only), or only
+# the packages named as arguments (deb.sh's).
 # Prints what it installs; does nothing when everything is present.
 set -euo pipefail
 
@@ -15,7 +16,11 @@ PKGS=(
 	prometheus prometheus-node-exporter
 	systemd strace	# systemd-analyze and the unit's syscall filter (host/install.sh)
 	tmux curl
+	# make deb (tools/packaging/deb.sh) and the end-to-end test (e2e.sh)
+	debhelper dh-dkms dpkg-dev libc6:arm64 lintian
+	mmdebstrap arch-test qemu-user-static e2fsprogs qemu-utils openssh-client
 )
+[ $# = 0 ] || PKGS=("$@")
 
 need_root() {
 	if [ "$(id -u)" != 0 ]; then

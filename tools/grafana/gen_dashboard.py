@@ -38,6 +38,9 @@ TLB_MPKI = ['itlb_mpki', 'dtlb_mpki', 'l1i_tlb_mpki', 'l1d_tlb_mpki', 'l2_tlb_mp
 TLB_MISS = ['itlb_walk', 'dtlb_walk', 'l1i_tlb_miss', 'l1d_tlb_miss', 'l2_tlb_miss']
 BRANCH = ['branch_mpki']
 BRANCH_RATIO = ['branch_misprediction', 'branch_direct', 'branch_indirect', 'branch_return']
+# Grafana has no unit for these
+IPC = 'suffix: instructions/cycle'
+MPKI = 'suffix: MPKI'
 
 
 class Board:
@@ -56,7 +59,9 @@ class Board:
             self.y += self.row_h
             self.x, self.row_h = 0, 0
 
-    def panel(self, kind, title, targets, w=12, h=8, unit=None, desc=None, stack=False,
+    # every panel says what its numbers are: a Grafana unit id, or
+    # 'suffix:TEXT' for the metrics Grafana has no unit for
+    def panel(self, kind, title, targets, unit, w=12, h=8, desc=None, stack=False,
               extra=None):
         if self.x + w > 24:
             self.newline()
@@ -68,8 +73,7 @@ class Board:
              'fieldConfig': {'defaults': {}, 'overrides': []}, 'options': {}}
         if desc:
             p['description'] = desc
-        if unit:
-            p['fieldConfig']['defaults']['unit'] = unit
+        p['fieldConfig']['defaults']['unit'] = unit
         if stack:
             p['fieldConfig']['defaults']['custom'] = {'stacking': {'mode': 'normal'},
                                                       'fillOpacity': 60}
@@ -120,7 +124,7 @@ def build():
             unit='percentunit', stack=True)
     b.panel('timeseries', 'IPC: fleet and hosts',
             [t(plain(':', 'ipc', FLEET), 'fleet {{model}}'),
-             t(plain('instance:', 'ipc', INST), '{{instance}}')])
+             t(plain('instance:', 'ipc', INST), '{{instance}}')], unit=IPC)
     b.panel('bargauge', 'Top $topn hosts: backend bound',
             [dict(t(f'topk($topn, {ratio("instance:", "backend_bound", INST)})',
                     '{{instance}}'), instant=True)], w=8, unit='percentunit')
@@ -129,7 +133,7 @@ def build():
                     '{{instance}}'), instant=True)], w=8, unit='percentunit')
     b.panel('bargauge', 'Bottom $topn hosts: IPC',
             [dict(t(f'bottomk($topn, {plain("instance:", "ipc", INST)})',
-                    '{{instance}}'), instant=True)], w=8)
+                    '{{instance}}'), instant=True)], w=8, unit=IPC)
 
     b.row('Topdown level 1 by host')
     for n, label in L1:
@@ -147,23 +151,24 @@ def build():
             unit='percentunit', desc='Mean over the selected hosts. Neoverse N3 only.')
 
     b.row('Caches, TLBs, branches')
-    b.panel('timeseries', 'Cache MPKI (fleet)', fleet(plain, CACHE_MPKI), w=8)
+    b.panel('timeseries', 'Cache MPKI (fleet)', fleet(plain, CACHE_MPKI), w=8, unit=MPKI)
     b.panel('timeseries', 'Cache miss ratios (fleet)', fleet(ratio, CACHE_MISS), w=8,
             unit='percentunit')
     b.panel('timeseries', 'Cache MPKI by host',
             [t(plain('instance:', n, INST), f'{{{{instance}}}} {n}') for n in CACHE_MPKI[1:]],
-            w=8)
-    b.panel('timeseries', 'TLB MPKI (fleet)', fleet(plain, TLB_MPKI), w=8)
+            w=8, unit=MPKI)
+    b.panel('timeseries', 'TLB MPKI (fleet)', fleet(plain, TLB_MPKI), w=8, unit=MPKI)
     b.panel('timeseries', 'TLB walk and miss ratios (fleet)', fleet(ratio, TLB_MISS), w=8,
             unit='percentunit')
-    b.panel('timeseries', 'Branches (fleet): MPKI and mix',
-            fleet(plain, BRANCH) + fleet(ratio, BRANCH_RATIO), w=8)
+    b.panel('timeseries', 'Branch MPKI (fleet)', fleet(plain, BRANCH), w=8, unit=MPKI)
+    b.panel('timeseries', 'Branch mix and mispredictions (fleet)', fleet(ratio, BRANCH_RATIO),
+            w=8, unit='percentunit')
 
     b.row('Collection health')
     b.panel('timeseries', 'Exporter up and counters readable',
             [t(f'min by (instance) (n3telemetry_up{{instance=~"$instance"}})', 'up {{instance}}'),
              t(f'min by (instance) (n3telemetry_events_readable{{instance=~"$instance"}})',
-               'counters {{instance}}')], w=8)
+               'counters {{instance}}')], w=8, unit='bool')
     b.panel('timeseries', 'Coverage: share of time each event was counted (mean per CPU)',
             [t('instance_model_event:n3telemetry_event_counted_seconds:rate5m{' + INST + '}\n'
                '/ on (instance, model) group_left ()\n'
@@ -171,10 +176,10 @@ def build():
                '{{instance}} {{event}}')], w=8, unit='percentunit')
     b.panel('timeseries', 'CPUs by state',
             [t(f'sum by (instance, state) (n3telemetry_cpus{{{INST}}})',
-               '{{instance}} {{state}}')], w=8)
+               '{{instance}} {{state}}')], w=8, unit='suffix: CPUs')
     b.panel('timeseries', 'Lost slices per second',
             [t(f'sum by (instance) (rate(n3telemetry_lost_slices_total{{{INST}, cpu=""}}[5m]))',
-               '{{instance}}')], w=8)
+               '{{instance}}')], w=8, unit='suffix: slices/s')
 
     def var(name, query):
         return {'name': name, 'type': 'query', 'datasource': DS, 'query': query,

@@ -1,0 +1,425 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The fleet path end to end (make e2e; make check runs it): make deb's
+# packages installed with apt on a Debian 12 arm64 system booted with
+# systemd (rootfs.sh), DKMS building the module against Debian's 6.1
+# headers, n3tel-textfile enabled under its own sandbox, Debian's
+# prometheus-node-exporter serving the file, this host's Prometheus
+# scraping it through a forwarded loopback port with the project's
+# recording rules, every rule and every dashboard query answering, exact
+# values scripted on the test PMU (selftests/testpmu, which the production
+# module counts on through pmu_type=), a reboot, a pause, apt purge.
+# usage: e2e.sh [BUILDDIR [RESULTS]]: PASS/FAIL lines (e2e/...) appended to
+# RESULTS (check.sh's); alone, a summary line and the exit status.
+# N3T_TESTPMU_KO=... uses a test PMU module built for the distro kernel.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vmdir=$top/selftests/vm
+out=${1:-$top/build}/e2e
+results=${2:-}
+alone=
+[ -n "$results" ] || { alone=1; results=$out/results.txt; }
+rm -rf "$out" && mkdir -p "$out"
+[ -z "$alone" ] || : > "$results"
+t0=$(date +%s)
+step() { printf '== e2e [%4ss] %s\n' "$(( $(date +%s) - t0 ))" "$*"; }
+record() {
+	echo "$1 e2e/$2" >> "$results"
+	printf '%-4s e2e/%s\n' "$1" "$2"
+}
+# t NAME COMMAND...: PASS or FAIL as the command succeeds (never exits)
+t() {
+	local name=$1
+	shift
+	if "$@"; then record PASS "$name"; else record FAIL "$name"; fi
+	return 0
+}
+qpid= ppid= sshp=
+cleanup() {
+	gs_close
+	[ -z "$ppid" ] || kill "$ppid" 2>/dev/null || true
+	[ -z "$qpid" ] || kill "$qpid" 2>/dev/null || true
+	wait 2>/dev/null || true
+}
+trap cleanup EXIT
+# failed: the last t failed
+failed() { [[ $(tail -1 "$results") == FAIL* ]]; }
+# not COMMAND...: succeeds when the command fails
+not() { ! "$@"; }
+# fatal NAME: record FAIL and stop (what follows cannot run)
+fatal() {
+	record FAIL "$1"
+	[ -z "$alone" ] || echo "0 passed, 1 failed"
+	exit 1
+}
+
+[ -z "$alone" ] || "$vmdir/deps.sh"
+
+step "packages: make deb (cross-built, lintian)"
+if "$top/tools/packaging/deb.sh" "$out/deb" > "$out/deb.log" 2>&1; then
+	record PASS deb-build-lintian-no-errors
+	grep '^lintian: [EWI]:' "$out/deb.log" || true
+else
+	tail -20 "$out/deb.log"
+	fatal deb-build-lintian-no-errors
+fi
+version=$(sed -n 's/^#define N3T_VERSION[[:space:]]*"\(.*\)"/\1/p' "$top/module/n3telemetry.h")
+
+step "Debian 12 arm64 root filesystem (rootfs.sh; cached)"
+rt=$(date +%s)
+rfs=$("$vmdir/rootfs.sh" 2> "$out/rootfs.log" | tail -1) || { tail -20 "$out/rootfs.log"; fatal rootfs; }
+echo "   $rfs ($(( $(date +%s) - rt ))s)"
+ddir=$("$vmdir/distro-kernel.sh" | tail -1)
+abi=${ddir##*/distro-}
+
+step "test PMU module for $abi"
+tpko=${N3T_TESTPMU_KO:-}
+if [ -z "$tpko" ]; then
+	mkdir -p "$out/tp"
+	git -C "$top" ls-files -co --exclude-standard -z -- Kbuild module uapi selftests/testpmu |
+		rsync -a --from0 --files-from=- "$top/" "$out/tp/"
+	make -s -C "$ddir/kdir" M="$out/tp" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+		N3T_TESTS=y modules > "$out/tp.log" 2>&1 || { cat "$out/tp.log"; fatal testpmu-build; }
+	tpko=$out/tp/selftests/testpmu/n3t_testpmu.ko
+fi
+# the scripted counts: every event of N3's description (core_expect.py)
+spec=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}/neoverse-n3.json
+python3 "$top/selftests/host/core_expect.py" "$(dirname "$spec")" "$out/cores" ||
+	fatal scripted-vector
+vec=$(cat "$out/cores/neoverse-n3.vec")
+
+step "boot (qemu -M virt -cpu max -smp 2, systemd as PID 1)"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+sshp=$(free_port) nodep=$(free_port) promp=$(free_port)
+qemu-img create -q -f qcow2 -F qcow2 -b "$rfs/disk.qcow2" "$out/disk.qcow2"
+cp "$rfs/id_ed25519" "$out/key" && chmod 600 "$out/key"
+# -cpu max with QEMU's cheap pointer-authentication algorithm: Debian's
+# kernel signs every return address, and the architected QARMA cipher is most
+# of the guest's time under TCG (the DKMS build takes half as long)
+qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp 2 -m 2G -nographic \
+	-kernel "$rfs/vmlinuz" -initrd "$rfs/initrd.img" \
+	-append "root=/dev/vda rw console=ttyAMA0 loglevel=4" \
+	-drive "file=$out/disk.qcow2,format=qcow2,if=virtio,cache=unsafe" \
+	-netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$sshp-:22,hostfwd=tcp:127.0.0.1:$nodep-:9100" \
+	-device virtio-net-pci,netdev=n0,romfile= \
+	< /dev/null > "$out/console.log" 2>&1 &
+qpid=$!
+# gs COMMAND: run in the guest as root (bash), standard input passed on; one
+# ssh connection carries every command (a key exchange under TCG takes
+# seconds), opened again after the reboot
+gs() {
+	ssh -q -i "$out/key" -p "$sshp" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+		-o ConnectTimeout=10 -o BatchMode=yes -o ControlMaster=auto \
+		-o ControlPath="$out/ssh.%p" -o ControlPersist=900 root@127.0.0.1 "$@"
+}
+# gs_close: end the shared connection (before a reboot, at the end)
+gs_close() {
+	[ -z "$sshp" ] || ssh -q -o ControlPath="$out/ssh.$sshp" -O exit x > /dev/null 2>&1 || true
+}
+wait_ssh() {	# wait_ssh SECONDS
+	local end=$(( $(date +%s) + $1 ))
+	while [ "$(date +%s)" -lt $end ]; do
+		kill -0 "$qpid" 2>/dev/null || return 1
+		if gs true < /dev/null 2>/dev/null; then return 0; fi
+		sleep 5
+	done
+	return 1
+}
+bt=$(date +%s)
+wait_ssh 900 || { tail -30 "$out/console.log"; fatal boot-ssh; }
+t systemd-is-pid-1 test "$(gs cat /proc/1/comm)" = systemd
+t booted-debian-kernel test "$(gs uname -r)" = "$abi"
+echo "   booted in $(( $(date +%s) - bt ))s"
+gs systemctl is-system-running --wait > "$out/running.txt" 2>&1 || true
+t system-running-no-failed-units test "$(cat "$out/running.txt")" = running; ! failed ||
+	gs systemctl --failed --no-legend
+
+# snapshot: what the packages may change, to compare after the purge: every
+# path outside the volatile trees (kind, mode, link target), /etc's and
+# depmod's files by content, the n3t modules loaded, the units
+cat > "$out/snapshot.sh" <<'EOF'
+find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp \
+	-o -path /var/tmp -o -path /var/log -o -path /var/cache -o -path /var/lib/apt \
+	-o -path /var/lib/systemd -o -path /var/lib/dpkg -o -path /var/lib/n3t-e2e \
+	-o -path /root \) -prune -o -printf '%p %y %m %l\n' | LC_ALL=C sort
+find /etc /lib/modules -xdev -type f \( -path '/etc/*' -o -name 'modules.*' \) -print0 |
+	LC_ALL=C sort -z | xargs -0 md5sum
+grep '^n3t' /proc/modules | cut -d' ' -f1 || true
+systemctl list-unit-files --no-legend 'n3tel*' || true
+EOF
+gs bash -s < "$out/snapshot.sh" > "$out/before.txt"
+
+step "apt install ./n3telemetry-dkms_${version}_arm64.deb ./n3tel_${version}_arm64.deb (DKMS builds)"
+gs 'mkdir -p /tmp/e2e /var/lib/n3t-e2e'
+for f in "n3telemetry-dkms_${version}_arm64.deb" "n3tel_${version}_arm64.deb"; do
+	gs "cat > /tmp/e2e/$f" < "$out/deb/$f"
+done
+gs 'cat > /var/lib/n3t-e2e/n3t_testpmu.ko' < "$tpko"
+it=$(date +%s)
+rc=0
+gs "cd /tmp/e2e && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	./n3telemetry-dkms_${version}_arm64.deb ./n3tel_${version}_arm64.deb" > "$out/apt-install.log" 2>&1 || rc=$?
+t apt-install test $rc = 0; ! failed || tail -30 "$out/apt-install.log"
+echo "   apt install (DKMS build included): $(( $(date +%s) - it ))s"
+gs "dkms status n3telemetry" > "$out/dkms-status.txt" 2>&1 || true
+t dkms-built-and-installed-for-$abi grep -q "^n3telemetry/$version, $abi, aarch64: installed" "$out/dkms-status.txt"
+t dkms-module-for-the-running-kernel test "$(gs modinfo -F vermagic n3telemetry | cut -d' ' -f1)" = "$abi"
+t dkms-module-in-updates-dkms test "$(gs modinfo -n n3telemetry)" = "/lib/modules/$abi/updates/dkms/n3telemetry.ko"
+t package-does-not-enable-the-unit test "$(gs systemctl is-enabled n3tel-textfile || true)" = disabled
+t package-loads-no-module not gs test -d /sys/module/n3telemetry
+
+step "a core the module does not know (QEMU's -cpu max): the unit is skipped"
+gs 'systemctl enable --now n3tel-textfile' > "$out/enable1.log" 2>&1
+t unit-skipped-where-the-module-refuses test \
+	"$(gs systemctl show -P ConditionResult n3tel-textfile) $(gs systemctl is-active n3tel-textfile || true)" = "no inactive"
+t module-refused-unknown-core not gs test -d /sys/module/n3telemetry
+
+step "QEMU's PMU (force=neoverse-n3): enable --now loads the module, the unit runs sandboxed"
+gs 'systemctl disable --now n3tel-textfile; echo "options n3telemetry force=neoverse-n3" > /etc/modprobe.d/n3t-e2e.conf' > /dev/null 2>&1
+# without node_exporter's directory (its package not installed) the unit is
+# skipped too, not failed setting up its sandbox (ReadWritePaths=)
+nodir=$(gs 'd=/var/lib/prometheus/node-exporter; mv $d $d.away; systemctl start n3tel-textfile;
+	echo $(systemctl show -P ConditionResult n3tel-textfile) $(systemctl is-failed n3tel-textfile);
+	mv $d.away $d; systemctl stop n3tel-textfile; modprobe -r n3telemetry' 2>&1 || true)
+t unit-skipped-without-textfile-dir test "$nodir" = "no inactive"; ! failed || echo "   $nodir"
+since=$(gs date +%s)
+gs 'systemctl enable --now n3tel-textfile' > "$out/enable2.log" 2>&1
+t enable-now-loads-module gs test -d /sys/module/n3telemetry
+t unit-active-running test "$(gs systemctl show -P SubState n3tel-textfile)" = running
+gs systemctl status --no-pager n3tel-textfile > "$out/status.txt" 2>&1 || true
+t systemctl-status-clean sh -c "grep -q 'Active: active (running)' '$out/status.txt' && ! grep -qiE 'error|fail|denied|warn' '$out/status.txt'"; ! failed ||
+	cat "$out/status.txt"
+# prom FILE: the textfile as node_exporter serves it, through the forwarded port
+tf() { curl -sf "http://127.0.0.1:$nodep/metrics" | grep '^n3telemetry_' || true; }
+wait_tf() {	# wait_tf AWK-CONDITION SECONDS
+	local end=$(( $(date +%s) + $2 ))
+	while [ "$(date +%s)" -lt $end ]; do
+		tf > "$out/tf.txt"
+		awk "$1 { f = 1 } END { exit !f }" "$out/tf.txt" && return 0
+		sleep 3
+	done
+	return 1
+}
+t node-exporter-serves-textfile wait_tf '$1 == "n3telemetry_up" && $2 == 1' 60
+t textfile-mode-0644 test "$(gs stat -c %a /var/lib/prometheus/node-exporter/n3telemetry.prom)" = 644
+# the system series: no cpu label (or an empty one)
+sys_cycles='$1 ~ /^n3telemetry_event_cpu_cycles_total/ && $1 !~ /cpu="[0-9]/'
+t qemu-pmu-counts-cycles wait_tf "$sys_cycles"' && $2 > 0' 60
+# the unit's sandbox, as systemd set it up for n3tel
+pid=$(gs systemctl show -P MainPID n3tel-textfile)
+gs bash -s "$pid" > "$out/sandbox.txt" 2>&1 <<'EOF' || true
+p=$1
+grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/$p/status
+echo "devices: $(nsenter -t $p -m ls /dev | tr '\n' ' ')"
+echo "dev-n3telemetry mount: $(nsenter -t $p -m findmnt -n -o OPTIONS /dev/n3telemetry)"
+echo "root mount: $(nsenter -t $p -m findmnt -n -o OPTIONS /)"
+echo "textfile dir mount: $(nsenter -t $p -m findmnt -n -o OPTIONS -T /var/lib/prometheus/node-exporter)"
+echo "sysfs mount: $(nsenter -t $p -m findmnt -n -o OPTIONS /sys)"
+echo "network: $(nsenter -t $p -n ip -o link | cut -d: -f2 | tr '\n' ' ')"
+echo "home: $(nsenter -t $p -m ls -A /root 2>&1 | head -1)"
+systemd-analyze security --no-pager n3tel-textfile | tail -1
+EOF
+cat "$out/sandbox.txt" | sed 's/^/   /'
+t sandbox-caps-perfmon-only grep -qx 'CapEff:	0000004000000000' "$out/sandbox.txt"
+t sandbox-bounding-perfmon-only grep -qx 'CapBnd:	0000004000000000' "$out/sandbox.txt"
+t sandbox-no-new-privs-seccomp sh -c "grep -qx 'NoNewPrivs:	1' '$out/sandbox.txt' && grep -qx 'Seccomp:	2' '$out/sandbox.txt'"
+t sandbox-dev-n3telemetry-read-only grep -q '^dev-n3telemetry mount: ro,' "$out/sandbox.txt"
+t sandbox-private-devices sh -c "grep '^devices:' '$out/sandbox.txt' | grep -qv -e vda -e ttyAMA"
+t sandbox-root-read-only grep -q '^root mount: ro,' "$out/sandbox.txt"
+t sandbox-textfile-dir-writable grep -q '^textfile dir mount: rw,' "$out/sandbox.txt"
+t sandbox-no-network test "$(sed -n 's/^network: *//p' "$out/sandbox.txt")" = "lo "
+# the same sandbox for a probe: the unit as installed, with the probe as its
+# ExecStart (oneshot, its output in a file systemd opens): what it allows
+# and refuses, call by call
+cat > "$out/probe.sh" <<'EOF'
+try() { if eval "$2" > /dev/null 2>&1; then echo "allowed $1"; else echo "refused $1"; fi; }
+try read-metric-file 'cat /sys/kernel/n3telemetry/system/topdown_l1'
+try read-snapshot 'head -c 64 /dev/n3telemetry'
+try write-snapshot 'echo x > /dev/n3telemetry'
+try write-textfile-dir 'touch /var/lib/prometheus/node-exporter/.probe && rm /var/lib/prometheus/node-exporter/.probe'
+try write-etc 'touch /etc/probe'
+try write-tmp 'touch /tmp/probe'
+try write-module-enabled 'echo 1 > /sys/kernel/n3telemetry/enabled'
+try load-module 'insmod /var/lib/n3t-e2e/n3t_testpmu.ko counters=31'
+try tcp-socket 'exec 3<>/dev/tcp/127.0.0.1/9100'
+try see-pid-1 'test -d /proc/1/fd'
+try block-device 'test -e /dev/vda'
+try mount-syscall 'mount -t tmpfs none /mnt'
+try kernel-log 'dmesg'
+EOF
+gs 'cat > /var/lib/n3t-e2e/probe.sh' < "$out/probe.sh"
+gs bash -s > "$out/probe.txt" 2>&1 <<'EOF' || true
+sed -e 's|^ExecStart=.*|ExecStart=/bin/bash /var/lib/n3t-e2e/probe.sh|' -e '/^Restart/d' \
+	-e 's|^\[Service\]|[Service]\nType=oneshot\nStandardOutput=truncate:/run/n3t-probe.out|' \
+	/lib/systemd/system/n3tel-textfile.service > /run/systemd/system/n3t-probe.service
+systemctl daemon-reload
+systemctl start n3t-probe
+cat /run/n3t-probe.out
+rm -f /run/systemd/system/n3t-probe.service /run/n3t-probe.out
+systemctl daemon-reload
+EOF
+sed 's/^/   /' "$out/probe.txt"
+probe() { grep -qx "$1 $2" "$out/probe.txt"; }
+probes() {	# probes allowed|refused NAME...
+	local w=$1
+	shift
+	for n in "$@"; do grep -qx "$w $n" "$out/probe.txt" || return 1; done
+}
+t sandbox-allows-reading-metrics-and-snapshot probes allowed read-metric-file read-snapshot
+t sandbox-allows-writing-the-textfile-dir-only probes allowed write-textfile-dir &&
+	t sandbox-refuses-writing-etc probes refused write-etc
+t sandbox-refuses-snapshot-write-network-mount-modules-devices-kmsg probes refused \
+	write-snapshot tcp-socket mount-syscall load-module block-device kernel-log write-module-enabled
+gs "journalctl --no-pager -p warning --since @$since" > "$out/journal-enable.txt" 2>&1 || true
+journal_errors() { gs journalctl --no-pager -q -p err "$@" | grep .; }
+t journal-free-of-errors not journal_errors --since "@$since"
+echo "   warnings since the enable:" && sed 's/^/   /' "$out/journal-enable.txt" | tail -10
+
+step "the test PMU drives the production module (pmu_type=), Prometheus scrapes it"
+gs bash -s > "$out/tp-switch.log" 2>&1 <<'EOF'
+systemctl stop n3tel-textfile
+modprobe -r n3telemetry
+cat > /etc/modprobe.d/n3t-e2e.conf <<'CONF'
+# e2e test only: n3telemetry counting on the scripted test PMU
+install n3telemetry grep -q '^n3t_testpmu ' /proc/modules || insmod /var/lib/n3t-e2e/n3t_testpmu.ko counters=31; /sbin/modprobe --ignore-install n3telemetry force=neoverse-n3 pmu_type=$(cat /sys/bus/event_source/devices/n3t_testpmu/type) $CMDLINE_OPTS
+CONF
+systemctl start n3tel-textfile
+EOF
+tptype=$(gs cat /sys/bus/event_source/devices/n3t_testpmu/type 2>/dev/null || echo none)
+t production-module-on-test-pmu test "$(gs cat /sys/module/n3telemetry/parameters/pmu_type 2>&1)" = "$tptype"
+t production-module-has-no-test-hooks not gs test -e /sys/kernel/debug/n3telemetry/advance
+gs cat /sys/kernel/n3telemetry/sets > "$out/sets.txt"
+t default-groups-in-one-set test "$(wc -l < "$out/sets.txt")" = 1
+tr -s ' \t' '\n\n' < "$out/sets.txt" | grep -E '^[A-Z][A-Z0-9_]+$' | sort -u > "$out/counted-events.txt"
+t unit-active-on-test-pmu test "$(gs systemctl is-active n3tel-textfile)" = active
+t textfile-reset-counts wait_tf "$sys_cycles"' && $2 == 0' 60
+promtool check rules "$top/tools/prometheus/n3telemetry.rules.yml" > "$out/promtool.txt" 2>&1 &&
+	record PASS promtool-check-rules || { cat "$out/promtool.txt"; record FAIL promtool-check-rules; }
+cat > "$out/prometheus.yml" <<EOF
+global: {scrape_interval: 5s, evaluation_interval: 5s}
+rule_files: [$top/tools/prometheus/n3telemetry.rules.yml]
+scrape_configs:
+  - job_name: node
+    # the textfile collector only: every collector of a TCG guest's node_exporter
+    # can outlast the 5 s scrape timeout on a busy host
+    params: {'collect[]': [textfile]}
+    static_configs: [{targets: ['127.0.0.1:$nodep']}]
+EOF
+prometheus --config.file="$out/prometheus.yml" --storage.tsdb.path="$out/tsdb" \
+	--web.listen-address="127.0.0.1:$promp" > "$out/prometheus.log" 2>&1 &
+ppid=$!
+P="http://127.0.0.1:$promp"
+chk() { python3 "$vmdir/e2e_check.py" "$P" "$@"; }
+t prometheus-scrapes-node-exporter chk wait 'n3telemetry_up' eq 1 90
+t prometheus-sees-zero-counts chk wait 'n3telemetry_event_cpu_cycles_total{cpu=""}' eq 0 60
+# inject: the scripted vector on both CPUs every 50 ms or so, in the guest (every
+# slice of every set gets some, so no interval of a CPU is without counts)
+inject_start() {
+	gs "setsid sh -c 'while :; do echo \"cpu=0 $vec\" > /sys/kernel/debug/n3t_testpmu/inject;
+		echo \"cpu=1 $vec\" > /sys/kernel/debug/n3t_testpmu/inject; sleep 0.05; done' \
+		> /dev/null 2>&1 < /dev/null & echo \$! > /tmp/e2e/inject.pid"
+}
+inject_stop() { gs 'kill $(cat /tmp/e2e/inject.pid)'; }
+inject_start
+sleep 40
+inject_stop
+# every injection folded into the counts (an interval), written (15 s),
+# scraped (5 s) and evaluated: the cycles stop changing in Prometheus
+sleep 20
+c1=$(chk value 'n3telemetry_event_cpu_cycles_total{cpu=""}' || echo none)
+sleep 20
+c2=$(chk value 'n3telemetry_event_cpu_cycles_total{cpu=""}' || echo none)
+cyc=$(sed -n 's/.*\bCPU_CYCLES=\([0-9]*\).*/\1/p' "$out/cores/neoverse-n3.vec")
+t counts-are-whole-injections python3 -c "
+import sys; c1, c2, v = float('$c1'), float('$c2'), $cyc
+n = c2 / v
+sys.exit(not (c1 == c2 and c2 > 0 and n == int(n)))" || echo "   cycles $c1 then $c2 (vector $cyc)"
+sleep 10
+chk exact "$spec" "$out/cores/neoverse-n3.vec" "$out/counted-events.txt" > "$out/exact.txt" || true
+grep '^#   ' "$out/exact.txt" | head -8
+while read -r ok name; do
+	case $ok in ok) record PASS "$name" ;; not) record FAIL "${name#ok }" ;; esac
+done < <(grep -E '^(ok|not ok) ' "$out/exact.txt")
+grep -A3 '^not ok' "$out/exact.txt" || true
+
+step "all groups (re-packed in sets), per-CPU series: every rule and every dashboard panel"
+gs bash -s > "$out/all.log" 2>&1 <<'EOF'
+echo all > /sys/kernel/n3telemetry/groups
+mkdir -p /etc/systemd/system/n3tel-textfile.service.d
+cat > /etc/systemd/system/n3tel-textfile.service.d/scope.conf <<'CONF'
+# e2e test: per-CPU series too, for the dashboard's heatmaps
+[Service]
+ExecStart=
+ExecStart=/usr/bin/n3tel textfile --dir /var/lib/prometheus/node-exporter --every 15 --scope all --max-series 2000
+CONF
+systemctl daemon-reload
+systemctl restart n3tel-textfile
+EOF
+t groups-all-several-sets test "$(gs 'wc -l < /sys/kernel/n3telemetry/sets')" -gt 1
+inject_start
+t per-cpu-series-scraped chk wait 'count(n3telemetry_backend_bound_ratio{cpu!=""} >= 0)' eq 2 120
+sleep 45
+chk rules "$spec" > "$out/rules.txt" || true
+chk dashboard "$top/tools/grafana/n3telemetry-dashboard.json" > "$out/dashboard.txt" || true
+for f in rules dashboard; do
+	while read -r ok name; do
+		case $ok in ok) record PASS "$name" ;; not) record FAIL "${name#ok }" ;; esac
+	done < <(grep -E '^(ok|not ok) ' "$out/$f.txt")
+	grep -A3 '^not ok' "$out/$f.txt" | head -40 || true
+done
+# a broken panel must fail: the dashboard with one query misspelt, one unit gone
+python3 - "$top/tools/grafana/n3telemetry-dashboard.json" "$out/broken.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ps = [p for p in d['panels'] if p['type'] != 'row']
+ps[0]['targets'][0]['expr'] = ps[0]['targets'][0]['expr'].replace('n3telemetry_', 'n3telemetry_typo_', 1)
+del ps[1]['fieldConfig']['defaults']['unit']
+json.dump(d, open(sys.argv[2], 'w'))
+EOF
+chk dashboard "$out/broken.json" > "$out/broken.txt" || true
+t broken-dashboard-fails sh -c "test \$(grep -c '^not ok' '$out/broken.txt') = 3"
+inject_stop
+
+step "reboot: the module is back (modprobe@ through the unit), the unit runs"
+gs 'systemctl reboot' > /dev/null 2>&1 || true
+gs_close
+sleep 20
+wait_ssh 600 || { tail -30 "$out/console.log"; fatal reboot-ssh; }
+gs systemctl is-system-running --wait > "$out/running2.txt" 2>&1 || true
+t reboot-system-running test "$(cat "$out/running2.txt")" = running
+t reboot-module-loaded gs test -d /sys/module/n3telemetry
+t reboot-unit-running test "$(gs systemctl is-active n3tel-textfile)" = active
+t reboot-journal-free-of-errors not journal_errors -b
+t reboot-series-back chk wait 'n3telemetry_up' eq 1 90
+
+step "pause: echo 0 > /sys/kernel/n3telemetry/enabled"
+gs 'echo 0 > /sys/kernel/n3telemetry/enabled'
+t pause-series-say-paused chk wait 'sum(n3telemetry_cpus{cpu="",state="paused"})' eq 2 60
+t pause-no-cpu-collecting chk wait 'sum(n3telemetry_cpus{cpu="",state="collecting"})' eq 0 30
+t pause-unit-still-running test "$(gs systemctl is-active n3tel-textfile)" = active
+gs 'echo 1 > /sys/kernel/n3telemetry/enabled'
+t resume-series-say-collecting chk wait 'sum(n3telemetry_cpus{cpu="",state="collecting"})' eq 2 60
+
+step "apt purge: the system as it was"
+gs bash -s > "$out/purge.log" 2>&1 <<'EOF' || true
+rm -rf /etc/systemd/system/n3tel-textfile.service.d /etc/modprobe.d/n3t-e2e.conf
+systemctl daemon-reload
+DEBIAN_FRONTEND=noninteractive apt-get purge -y n3tel n3telemetry-dkms
+rmmod n3t_testpmu
+rm -rf /var/lib/n3t-e2e /tmp/e2e
+EOF
+t apt-purge grep -q 'Purging configuration files for n3tel ' "$out/purge.log"; ! failed || tail "$out/purge.log"
+gs bash -s < "$out/snapshot.sh" > "$out/after.txt"
+t purge-leaves-the-system-as-it-was diff -u "$out/before.txt" "$out/after.txt"
+gs 'systemctl poweroff' > /dev/null 2>&1 || true
+for _ in $(seq 60); do kill -0 "$qpid" 2>/dev/null || break; sleep 2; done
+t guest-powered-off not kill -0 "$qpid" 2>/dev/null
+step "done"
+if [ -n "$alone" ]; then
+	pass=$(grep -c '^PASS' "$results" || true)
+	fail=$(grep -c '^FAIL' "$results" || true)
+	echo "== total time $(( $(date +%s) - t0 ))s; logs in $out"
+	grep '^FAIL' "$results" || true
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+fi

@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A Debian 12 arm64 system with systemd for the end-to-end test (e2e.sh):
+# Debian's arm64 6.1 kernel (the one distro-kernel.sh fetches) with its
+# linux-headers, gcc, make, dkms, prometheus-node-exporter and openssh-server,
+# as a qcow2 disk image, built from Debian's packages by mmdebstrap (bookworm,
+# -updates, -security) in a directory, every maintainer script run in the
+# chroot by QEMU's user-mode emulator (qemu-user-static) through binfmt_misc,
+# then mke2fs -d (no mount, no loop device).  binfmt_misc is mounted and
+# qemu-aarch64 registered for the build only, and the host left as it was.
+# (A second stage in qemu-system-aarch64 was tried first: dpkg under full
+# system emulation took over 40 minutes.)
+# Cached like the kernels, keyed by the kernel ABI and this script; built
+# once under a lock.  Prints the cache directory as its last line: disk.qcow2
+# (the base image: use it as a backing file, never write it), vmlinuz and
+# initrd.img (from the image's /boot), id_ed25519 (root's ssh key).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${N3T_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n3telemetry}
+ddir=$("$here/distro-kernel.sh" | tail -1)
+abi=${ddir##*/distro-}		# 6.1.0-NN-arm64, what distro-kernel.sh fetched
+hash=$(sha256sum < "$0" | cut -c1-12)
+out="$cache/rootfs-bookworm-$abi-$hash"
+PKGS="systemd,systemd-sysv,udev,dbus,kmod,procps,iproute2,\
+openssh-server,initramfs-tools,linux-image-$abi,linux-headers-$abi,\
+gcc,make,libc6-dev,dkms,prometheus-node-exporter,wireless-regdb"
+
+if [ -e "$out/.done" ]; then
+	echo "$out"
+	exit 0
+fi
+mkdir -p "$cache"
+exec 9> "$cache/rootfs.lock"
+flock 9
+if [ -e "$out/.done" ]; then
+	echo "$out"
+	exit 0
+fi
+t0=$(date +%s)
+echo "rootfs: building Debian 12 arm64 with $abi in $out" >&2
+rm -rf "$out" && mkdir -p "$out"
+tree=$out/tree
+
+# arm64 programs through qemu-user, for this build only
+bm=/proc/sys/fs/binfmt_misc
+mounted= registered=
+undo_binfmt() {
+	[ -z "$registered" ] || echo -1 > "$bm/qemu-aarch64" || true
+	[ -z "$mounted" ] || umount "$bm" || true
+}
+trap undo_binfmt EXIT
+if [ ! -e "$bm/register" ]; then
+	mount -t binfmt_misc binfmt_misc "$bm"
+	mounted=1
+fi
+if [ ! -e "$bm/qemu-aarch64" ]; then
+	cat /usr/lib/binfmt.d/qemu-aarch64.conf > "$bm/register"
+	registered=1
+fi
+
+# files the packages' scripts find in place
+setup=$out/setup
+mkdir -p "$setup/etc/systemd/network" "$setup/root/.ssh" "$setup/etc/initramfs-tools/conf.d"
+echo n3t-e2e > "$setup/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\tn3t-e2e\n' > "$setup/etc/hosts"
+echo '/dev/vda / ext4 errors=remount-ro 0 1' > "$setup/etc/fstab"
+# a journal without errors of the image's own (sshd's pam_env reads this;
+# the kernel looks for wireless-regdb's regulatory.db at boot)
+mkdir -p "$setup/etc/default"
+echo LANG=C.UTF-8 > "$setup/etc/default/locale"
+printf '[Match]\nName=en* eth*\n\n[Network]\nDHCP=yes\n' > "$setup/etc/systemd/network/10-n3t.network"
+# the initramfs: QEMU's virt board only (mkinitramfs runs in the chroot)
+mkdir -p "$setup/etc/initramfs-tools/hooks"
+echo MODULES=list > "$setup/etc/initramfs-tools/conf.d/n3t-e2e"
+cat > "$setup/etc/initramfs-tools/hooks/n3t-e2e" <<'EOF'
+#!/bin/sh
+[ "$1" = prereqs ] && exit 0
+. /usr/share/initramfs-tools/hook-functions
+manual_add_modules virtio_pci virtio_blk ext4
+EOF
+chmod 755 "$setup/etc/initramfs-tools/hooks/n3t-e2e"
+ssh-keygen -q -t ed25519 -N '' -C n3t-e2e -f "$out/id_ed25519"
+cp "$out/id_ed25519.pub" "$setup/root/.ssh/authorized_keys"
+chmod 700 "$setup/root/.ssh" && chmod 600 "$setup/root/.ssh/authorized_keys"
+
+mmdebstrap --variant=minbase --architectures=arm64 --include="$PKGS" \
+	--setup-hook="cp -a '$setup/.' \"\$1/\"" \
+	--customize-hook='chroot "$1" systemctl enable systemd-networkd' \
+	--customize-hook='chroot "$1" passwd -d root' \
+	bookworm "$tree" > "$out/mmdebstrap.log" 2>&1 ||
+	{ tail -30 "$out/mmdebstrap.log" >&2; exit 1; }
+undo_binfmt
+trap - EXIT
+echo "rootfs: mmdebstrap done ($(( $(date +%s) - t0 ))s)" >&2
+[ -s "$tree/boot/initrd.img-$abi" ] || { echo "rootfs: no initramfs in /boot" >&2; exit 1; }
+cp "$tree/boot/vmlinuz-$abi" "$out/vmlinuz"
+cp "$tree/boot/initrd.img-$abi" "$out/initrd.img"
+mke2fs -q -t ext4 -L n3troot -d "$tree" "$out/disk.raw" 4G
+rm -rf "$tree" "$setup"
+qemu-img convert -O qcow2 "$out/disk.raw" "$out/disk.qcow2"
+rm -f "$out/disk.raw"
+echo "rootfs: done in $(( $(date +%s) - t0 ))s" >&2
+touch "$out/.done"
+echo "$out"
