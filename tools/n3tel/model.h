@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one in-memory model n3tel reads the module into, and its
+ * reader: every command reads the module through load() and nothing else.
+ *
+ * Nothing about a core is compiled in: the models (names, slot counts,
+ * events, metrics, units, print precision, groups) come from the module,
+ * from the snapshot's names section or from the models/<model>/ files, so
+ * a core the module learns needs no new n3tel.  A struct tree holds them
+ * and one view per CPU (and system/): load() (read.c) fills it from
+ * /dev/n3telemetry (snapshot.c) or the sysfs text files (sysfs.c,
+ * read.c), free_tree() empties it.  read.h is between those files only.
+ *
+ * The model (model.c, sysfs.c, snapshot.c, read.c) calls util.h and the
+ * engine's n3t_format() only; it does not know the views (show.c, top.c)
+ * nor the formats (export.c, prometheus.c, textfile.c), which call it.
+ */
+#ifndef N3TEL_MODEL_H
+#define N3TEL_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/n3telemetry.h>
+
+#define DEFAULT_SYSFS	"/sys/kernel/n3telemetry"
+#define FIXED_SCALE	1000000LL
+#define MAX_EVENTS	N3T_SNAP_MAX_EVENTS
+#define MAX_METRICS	N3T_SNAP_MAX_METRICS
+#define MAX_GROUPS	32
+#define MAX_MODELS	16
+#define NAME_LEN	64
+#define VALUE_BUF	48
+
+struct metric {
+	char name[NAME_LEN];
+	char unit[NAME_LEN];
+	int decimals;
+};
+
+struct group {
+	char name[NAME_LEN];
+	char arm[NAME_LEN];
+	int nr;
+	int metrics[MAX_METRICS];
+};
+
+/* One core's tables, as the module describes them. */
+struct model {
+	char name[NAME_LEN];
+	unsigned int slots;
+	uint32_t groups;		/* selected groups */
+	int nr_events, nr_metrics, nr_groups;
+	char event[MAX_EVENTS][NAME_LEN];
+	unsigned int code[MAX_EVENTS];
+	struct metric metric[MAX_METRICS];
+	struct group group[MAX_GROUPS];
+	bool selected[MAX_METRICS];	/* metric of a selected group */
+};
+
+struct view {
+	int cpu;			/* -1: system */
+	int model;			/* index into tree.model, -1: none */
+	bool have;			/* an interval was published */
+	uint64_t seq, end_ns, interval_ns;
+	uint64_t lost;
+	int64_t value[MAX_METRICS];
+	bool valid[MAX_METRICS];
+	bool have_ages;			/* group_seq, group_end_ns known (ages file) */
+	uint64_t group_seq[MAX_GROUPS];	/* the interval a group's values come from, 0: none yet */
+	uint64_t group_end_ns[MAX_GROUPS];
+	bool have_events;		/* events readable */
+	char state[64];			/* cpuN/status "state": collecting, isolated, ... */
+	bool listed[MAX_EVENTS];
+	uint64_t count[MAX_EVENTS], ns[MAX_EVENTS];
+};
+
+struct tree {
+	const char *root;
+	const char *source;		/* "snapshot" or "text" */
+	unsigned int interval_ms;
+	int nr_models;
+	struct model *model;
+	int nr;
+	struct view *v;			/* CPUs by number, then system/ (cpu -1) if loaded */
+	int events_errno;		/* why an events file could not be read, 0 if it could */
+	char events_path[256];
+	int snapshot_errno;		/* why the snapshot could not be read, 0 if it could */
+};
+
+enum source { SRC_AUTO, SRC_TEXT, SRC_SNAPSHOT };
+
+/* what load() reads */
+#define LOAD_SYSTEM	0x1	/* system/, as the last view (cpu -1) */
+#define LOAD_CPUS	0x2	/* every CPU's metrics and events */
+#define LOAD_STATES	0x4	/* every CPU's model and state only */
+
+/* the module's data from root (t->root) into @t, or one line and exit */
+void load(struct tree *t, enum source src, unsigned int what);
+void free_tree(struct tree *t);
+
+int metric_by_name(const struct model *md, const char *name);
+int event_by_name(const struct model *md, const char *name);
+int group_by_name(const struct model *md, const char *name);
+const struct model *view_model(const struct tree *t, const struct view *v);
+/* metric @m of a view as the module prints it; "-" without model or metric */
+const char *fmt_metric(char *buf, size_t n, const struct tree *t, const struct view *v, int m);
+
+#endif

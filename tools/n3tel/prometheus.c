@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One scrape as Prometheus text (n3tel export --format
+ * prometheus, and what textfile writes): families, names, labels and
+ * values, and the --max-series check.
+ *
+ * Calls export.c (the selection), the model (model.h) and util.h;
+ * textfile.c and main.c call it.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "export.h"
+#include "util.h"
+
+/* v / 10^k as a decimal string */
+static void put_fixed(FILE *o, int64_t v, int k)
+{
+	uint64_t p = 1, mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	for (int i = 0; i < k; i++)
+		p *= 10;
+	fprintf(o, "%s%" PRIu64 ".%0*" PRIu64, v < 0 ? "-" : "", mag / p, k, mag % p);
+}
+
+static bool is_percent(const struct metric *m)
+{
+	return !strncmp(m->unit, "percent", 7);
+}
+
+/* Prometheus family name: percentages become 0..1 ratios */
+static void prom_name(char *buf, size_t n, const struct metric *m)
+{
+	size_t len = strlen(m->name);
+
+	if (is_percent(m)) {
+		if (len > 11 && !strcmp(m->name + len - 11, "_percentage"))
+			len -= 11;
+		snprintf(buf, n, "n3telemetry_%.*s_ratio", (int)len, m->name);
+	} else {
+		snprintf(buf, n, "n3telemetry_%s", m->name);
+	}
+}
+
+/* an event's family: n3telemetry_event_<lower-case name><suffix> */
+static void prom_event_name(char *buf, size_t n, const char *event, const char *suffix)
+{
+	size_t k = snprintf(buf, n, "n3telemetry_event_");
+
+	for (; *event && k + 1 < n; event++, k++)
+		buf[k] = (*event >= 'A' && *event <= 'Z') ? *event - 'A' + 'a' :
+			 ((*event >= 'a' && *event <= 'z') || (*event >= '0' && *event <= '9')) ?
+			 *event : '_';
+	buf[k] = 0;
+	snprintf(buf + k, n - k, "%s", suffix);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int cmp_str_nocase(const void *a, const void *b)
+{
+	return strcasecmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* sort and keep each name once; returns how many are left */
+static int uniq(const char **names, int n, int (*cmp)(const void *, const void *))
+{
+	int k = 0;
+
+	qsort(names, n, sizeof(*names), cmp);
+	for (int i = 0; i < n; i++)
+		if (!k || cmp(&names[k - 1], &names[i]))
+			names[k++] = names[i];
+	return k;
+}
+
+/* the views in export order: system/ first, then the CPUs */
+static const struct view *view_at(const struct tree *t, int i)
+{
+	if (!t->nr || t->v[t->nr - 1].cpu >= 0)
+		return &t->v[i];
+	return i ? &t->v[i - 1] : &t->v[t->nr - 1];
+}
+
+static void prom_labels(FILE *o, const struct tree *t, const struct view *v)
+{
+	if (v->cpu >= 0)
+		fprintf(o, "{cpu=\"%d\",model=\"%s\"} ", v->cpu, t->model[v->model].name);
+	else
+		fprintf(o, "{model=\"%s\"} ", t->model[v->model].name);
+}
+
+static void prom_family(FILE *o, const char *name, const char *type, const char *help)
+{
+	fprintf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* states cpuN/status names; each model gets all of them, 0 or not */
+static const char *const known_states[] = {
+	"collecting", "isolated", "paused", "failed-no-memory", "failed-no-counters",
+};
+#define NR_KNOWN_STATES ((int)(sizeof(known_states) / sizeof(*known_states)))
+
+/* n3telemetry_cpus{model,state}: online CPUs by model and state */
+static void prom_cpus(FILE *o, const struct tree *t)
+{
+	struct { const char *model, *state; int n; } *extra;
+	int nr_extra = 0;
+
+	extra = calloc(t->nr + 1, sizeof(*extra));
+	if (!extra)
+		die("out of memory");
+	prom_family(o, "n3telemetry_cpus", "gauge",
+		    "Online CPUs by model and state (cpuN/status), 0 for a state none is in.");
+	for (int m = 0; m < t->nr_models; m++)
+		for (int k = 0; k < NR_KNOWN_STATES; k++) {
+			int n = 0;
+
+			for (int i = 0; i < t->nr; i++)
+				n += t->v[i].cpu >= 0 && t->v[i].model == m &&
+				     !strcmp(t->v[i].state, known_states[k]);
+			fprintf(o, "n3telemetry_cpus{model=\"%s\",state=\"%s\"} %d\n",
+				t->model[m].name, known_states[k], n);
+		}
+	/* CPUs no table describes, and states this n3tel does not know */
+	for (int i = 0; i < t->nr; i++) {
+		const struct view *v = &t->v[i];
+		const char *model = v->model >= 0 ? t->model[v->model].name : "unsupported";
+		const char *state = v->state[0] ? v->state : "unknown";
+		bool known = false;
+		int x;
+
+		if (v->cpu < 0)
+			continue;
+		for (int k = 0; k < NR_KNOWN_STATES && v->model >= 0; k++)
+			known |= !strcmp(state, known_states[k]);
+		if (known)
+			continue;
+		for (x = 0; x < nr_extra; x++)
+			if (!strcmp(extra[x].model, model) && !strcmp(extra[x].state, state))
+				break;
+		if (x == nr_extra) {
+			extra[nr_extra].model = model;
+			extra[nr_extra++].state = state;
+		}
+		extra[x].n++;
+	}
+	for (int x = 0; x < nr_extra; x++)
+		fprintf(o, "n3telemetry_cpus{model=\"%s\",state=\"%s\"} %d\n", extra[x].model,
+			extra[x].state, extra[x].n);
+	free(extra);
+}
+
+/*
+ * One scrape as Prometheus text.  System series (system/: the first core
+ * type, cumulative totals) carry a model label, per-CPU series cpu and
+ * model; both share a family.  See Documentation/n3telemetry.rst.
+ */
+static void export_prom(FILE *o, const struct tree *t, const struct selection *sel)
+{
+	int max_names = MAX_MODELS * (MAX_METRICS > MAX_EVENTS ? MAX_METRICS : MAX_EVENTS);
+	/* room for every model's names, and one more view's before uniq() */
+	const char **names = calloc(max_names + MAX_EVENTS, sizeof(*names));
+	bool events = events_readable(t, sel);
+	char name[160], help[256];
+	int n = 0;
+
+	if (!names)
+		die("out of memory");
+	prom_family(o, "n3telemetry_up", "gauge",
+		    "Whether n3tel could read the module's data (1) or not (0: see its standard error).");
+	fprintf(o, "n3telemetry_up 1\n");
+	prom_family(o, "n3telemetry_events_readable", "gauge",
+		    "Whether the cumulative counts could be read; without them no n3telemetry_event_* series.");
+	fprintf(o, "n3telemetry_events_readable %d\n", events);
+	prom_family(o, "n3telemetry_slots", "gauge",
+		    "Rename slots per cycle used by the topdown formulas, per model.");
+	for (int m = 0; m < t->nr_models; m++)
+		fprintf(o, "n3telemetry_slots{model=\"%s\"} %u\n", t->model[m].name,
+			t->model[m].slots);
+	prom_cpus(o, t);
+	if (sel->scope & SCOPE_CPU) {
+		prom_family(o, "n3telemetry_cpu_info", "gauge",
+			    "The CPU's model: the tables its metrics are computed with.");
+		for (int i = 0; i < t->nr; i++)
+			if (in_scope(sel, &t->v[i]) && t->v[i].cpu >= 0)
+				fprintf(o, "n3telemetry_cpu_info{cpu=\"%d\",model=\"%s\"} 1\n",
+					t->v[i].cpu, t->model[t->v[i].model].name);
+	}
+	prom_family(o, "n3telemetry_interval_seconds", "gauge",
+		    "Length of the latest interval (system: the longest of its CPUs').");
+	for (int i = 0; i < t->nr; i++) {
+		const struct view *v = view_at(t, i);
+
+		if (!in_scope(sel, v))
+			continue;
+		fprintf(o, "n3telemetry_interval_seconds");
+		prom_labels(o, t, v);
+		if (v->have)
+			put_fixed(o, v->interval_ns, 9);
+		else
+			fprintf(o, "NaN");
+		fputc('\n', o);
+	}
+	prom_family(o, "n3telemetry_lost_slices_total", "counter",
+		    "Slices discarded because a set did not count for all of it (system: summed over its CPUs).");
+	for (int i = 0; i < t->nr; i++)
+		if (in_scope(sel, view_at(t, i))) {
+			fprintf(o, "n3telemetry_lost_slices_total");
+			prom_labels(o, t, view_at(t, i));
+			fprintf(o, "%" PRIu64 "\n", view_at(t, i)->lost);
+		}
+
+	/* metrics: one family per name, over the models that have it */
+	for (int x = 0; x < t->nr_models; x++) {
+		const struct model *md = &t->model[x];
+		bool used = false;
+
+		for (int i = 0; i < t->nr && !used; i++)
+			used = in_scope(sel, &t->v[i]) && t->v[i].model == x;
+		for (int m = 0; used && m < md->nr_metrics; m++)
+			if (want_metric(sel, md, m))
+				names[n++] = md->metric[m].name;
+	}
+	n = uniq(names, n, cmp_str);
+	for (int k = 0; k < n; k++) {
+		bool head = false;
+
+		for (int i = 0; i < t->nr; i++) {
+			const struct view *v = view_at(t, i);
+			const struct model *md = view_model(t, v);
+			int m = in_scope(sel, v) ? metric_by_name(md, names[k]) : -1;
+
+			if (m < 0 || !want_metric(sel, md, m))
+				continue;	/* not measured on this CPU's core */
+			prom_name(name, sizeof(name), &md->metric[m]);
+			if (!head) {
+				snprintf(help, sizeof(help),
+					 "%s (%s%s) over the latest interval; NaN when undefined.",
+					 md->metric[m].name, md->metric[m].unit,
+					 is_percent(&md->metric[m]) ? ", as a 0..1 ratio" : "");
+				prom_family(o, name, "gauge", help);
+				head = true;
+			}
+			fprintf(o, "%s", name);
+			prom_labels(o, t, v);
+			if (v->have && v->valid[m])
+				put_fixed(o, v->value[m], is_percent(&md->metric[m]) ? 8 : 6);
+			else
+				fprintf(o, "NaN");
+			fputc('\n', o);
+		}
+	}
+
+	/* cumulative counts: two families per event */
+	n = 0;
+	for (int i = 0; events && i < t->nr; i++) {
+		const struct view *v = view_at(t, i);
+		const struct model *md = view_model(t, v);
+
+		if (!in_scope(sel, v))
+			continue;
+		for (int e = 0; e < md->nr_events; e++)
+			if (v->listed[e])
+				names[n++] = md->event[e];
+		n = uniq(names, n, cmp_str_nocase);
+	}
+	for (int k = 0; k < n; k++) {
+		for (int ns = 0; ns <= 1; ns++) {
+			prom_event_name(name, sizeof(name), names[k],
+					ns ? "_counted_seconds_total" : "_total");
+			snprintf(help, sizeof(help), ns ?
+				 "Cumulative time %s was counting (system: summed over its CPUs)." :
+				 "Cumulative count of PMU event %s while counted (system: summed over its CPUs).",
+				 names[k]);
+			prom_family(o, name, "counter", help);
+			for (int i = 0; i < t->nr; i++) {
+				const struct view *v = view_at(t, i);
+				const struct model *md = view_model(t, v);
+				int e = in_scope(sel, v) ? event_by_name(md, names[k]) : -1;
+
+				if (e < 0 || !v->listed[e])
+					continue;
+				fprintf(o, "%s", name);
+				prom_labels(o, t, v);
+				if (ns)
+					put_fixed(o, v->ns[e], 9);
+				else
+					fprintf(o, "%" PRIu64, v->count[e]);
+				fputc('\n', o);
+			}
+		}
+	}
+	free(names);
+}
+
+/* the samples (lines that are not comments) in Prometheus text */
+static long count_series(const char *text)
+{
+	long n = 0;
+
+	for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		n += *p != '#' && *p != '\n';
+	return n;
+}
+
+/*
+ * One scrape as Prometheus text in memory, at most @max series; dies with
+ * one line otherwise.  @t is the caller's: textfile frees it after an error.
+ */
+char *prom_text(struct tree *t, enum source src, const struct selection *sel,
+		       long max, size_t *len, bool *too_many)
+{
+	char *buf = NULL;
+	FILE *o;
+	long n;
+
+	load(t, src, export_loads(sel));
+	check_selection(sel, t);
+	o = open_memstream(&buf, len);
+	if (!o)
+		die("out of memory");
+	export_prom(o, t, sel);
+	if (fclose(o))
+		die("out of memory");
+	n = count_series(buf);
+	if (n > max) {
+		free(buf);
+		*too_many = true;
+		die("%ld series, more than --max-series %ld allows (scope %s); select less (--scope, --group, --metric) or raise --max-series",
+		    n, max, sel->scope == SCOPE_SYSTEM ? "system" :
+		    sel->scope == SCOPE_CPU ? "cpu" : "all");
+	}
+	warn_events(t, sel);
+	return buf;
+}

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * n3tel show: the metrics of the CPUs of --cpu (or system/) as a
+ * table, topdown level 1 as a tree, each group's age when it is older than
+ * the latest interval.
+ *
+ * Calls the model (model.h: load(), lookups, fmt_metric()) and util.h;
+ * main.c calls it.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "views.h"
+
+/* --cpu, parsed once: a list of CPU numbers and ranges (0-3,8), or system */
+struct cpu_list {
+	bool given, system;
+	int nr;
+	int *lo, *hi;
+};
+
+static void parse_cpu_list(const char *list, struct cpu_list *l)
+{
+	char *dup, *save = NULL;
+	size_t n = 1;
+
+	memset(l, 0, sizeof(*l));
+	if (!list)
+		return;
+	l->given = true;
+	if (!strcmp(list, "system")) {
+		l->system = true;
+		return;
+	}
+	for (const char *p = list; *p; p++) {
+		if (!strchr("0123456789,-", *p))
+			die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+		n += *p == ',';
+	}
+	if (list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
+		die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+	dup = strdup(list);
+	l->lo = malloc(n * sizeof(*l->lo));
+	l->hi = malloc(n * sizeof(*l->hi));
+	if (!dup || !l->lo || !l->hi)
+		die("out of memory");
+	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int a, b, k = 0;
+
+		if (sscanf(tok, "%d-%d%n", &a, &b, &k) == 2 && !tok[k] && a <= b)
+			;
+		else if (sscanf(tok, "%d%n", &a, &k) == 1 && !tok[k])
+			b = a;
+		else
+			die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+		l->lo[l->nr] = a;
+		l->hi[l->nr++] = b;
+	}
+	free(dup);
+}
+
+/* whether a view (cpu -1: system) is selected; no --cpu: every CPU */
+static bool want_cpu(const struct cpu_list *l, int cpu)
+{
+	if (!l->given)
+		return cpu >= 0;
+	if (l->system)
+		return cpu < 0;
+	for (int i = 0; i < l->nr; i++)
+		if (cpu >= l->lo[i] && cpu <= l->hi[i])
+			return true;
+	return false;
+}
+
+/* every CPU and range of the list names CPUs the module publishes */
+static void check_cpus_exist(const struct cpu_list *l, const struct tree *t)
+{
+	for (int k = 0; k < l->nr; k++) {
+		bool found = false;
+
+		for (int i = 0; i < t->nr && !found; i++)
+			found = t->v[i].cpu >= l->lo[k] && t->v[i].cpu <= l->hi[k];
+		if (found)
+			continue;
+		if (l->lo[k] == l->hi[k])
+			die("no CPU %d in %s (see its cpuN directories; offline CPUs have none)",
+			    l->lo[k], t->root);
+		die("no CPU %d-%d in %s (see its cpuN directories; offline CPUs have none)",
+		    l->lo[k], l->hi[k], t->root);
+	}
+}
+
+static void show_metric(const struct tree *t, const struct view *v, int m, int indent)
+{
+	const struct model *md = view_model(t, v);
+	char val[VALUE_BUF];
+
+	printf("%*s%-*s %10s  %s\n", indent, "", 36 - indent, md->metric[m].name,
+	       fmt_metric(val, sizeof(val), t, v, m), md->metric[m].unit);
+}
+
+/*
+ * With the rotating schedule a group's values may come from an earlier
+ * interval than the latest: say which, and how much earlier it ended.
+ */
+static void show_age(const struct view *v, int g, int indent)
+{
+	uint64_t ago;
+
+	if (!v->have_ages || !v->have || v->group_seq[g] == v->seq)
+		return;
+	if (!v->group_seq[g]) {
+		printf("%*s(not counted yet: its turn comes)\n", indent, "");
+		return;
+	}
+	ago = v->end_ns > v->group_end_ns[g] ? v->end_ns - v->group_end_ns[g] : 0;
+	printf("%*s(from interval %" PRIu64 ", %" PRIu64 ".%03" PRIu64 " s before the latest)\n",
+	       indent, "", v->group_seq[g], ago / 1000000000, ago / 1000000 % 1000);
+}
+
+static void show_group(const struct tree *t, const struct view *v, int g, int indent)
+{
+	const struct model *md = view_model(t, v);
+
+	show_age(v, g, indent);
+	for (int i = 0; i < md->group[g].nr; i++)
+		show_metric(t, v, md->group[g].metrics[i], indent);
+}
+
+/*
+ * Topdown level 1 as a tree: the frontend and backend groups under their
+ * level-1 metric, where the model has them; then the other groups.
+ */
+static void show_view(const struct tree *t, const struct view *v, uint32_t groups)
+{
+	const struct model *md = view_model(t, v);
+	int l1 = md ? group_by_name(md, "topdown_l1") : -1;
+
+	if (v->cpu < 0)
+		printf("system");
+	else
+		printf("cpu%d", v->cpu);
+	if (md && t->nr_models > 1)
+		printf("  %s", md->name);
+	if (!md) {
+		printf("  no telemetry tables for this CPU\n");
+		return;
+	}
+	if (v->have)
+		printf("  interval %" PRIu64 ", %" PRIu64 ".%03" PRIu64 " s\n", v->seq,
+		       v->interval_ns / 1000000000, v->interval_ns / 1000000 % 1000);
+	else
+		printf("  no complete interval yet\n");
+	if (l1 >= 0 && (groups & (1u << l1))) {
+		static const char *const sub[][2] = {
+			{ "frontend_bound", "topdown_frontend" },
+			{ "backend_bound", "topdown_backend" },
+		};
+
+		printf("  Topdown\n");
+		show_age(v, l1, 4);
+		groups &= ~(1u << l1);
+		for (int i = 0; i < md->group[l1].nr; i++) {
+			int m = md->group[l1].metrics[i];
+
+			show_metric(t, v, m, 4);
+			for (unsigned int k = 0; k < sizeof(sub) / sizeof(*sub); k++) {
+				int g = group_by_name(md, sub[k][1]);
+
+				if (!strcmp(md->metric[m].name, sub[k][0]) && g >= 0 &&
+				    (groups & (1u << g))) {
+					show_group(t, v, g, 8);
+					groups &= ~(1u << g);
+				}
+			}
+		}
+	}
+	for (int g = 0; g < md->nr_groups; g++) {
+		if (!(groups & (1u << g)))
+			continue;
+		printf("  %s\n", md->group[g].name);
+		show_group(t, v, g, 4);
+	}
+}
+
+/* show: the views --cpu selects, their groups as --group says */
+void show(struct tree *t, enum source src, const char *cpus, const char *const *group,
+	  int nr_groups)
+{
+	uint32_t groups[MAX_MODELS] = { 0 };
+	struct cpu_list cl;
+
+	parse_cpu_list(cpus, &cl);
+	load(t, src, cl.system ? LOAD_SYSTEM : LOAD_CPUS);
+	check_cpus_exist(&cl, t);
+	/* --group names a group of any model; each CPU shows those its model has */
+	for (int k = 0; k < nr_groups; k++) {
+		bool known = false;
+
+		for (int m = 0; m < t->nr_models; m++) {
+			int g = group_by_name(&t->model[m], group[k]);
+
+			if (g >= 0) {
+				groups[m] |= 1u << g;
+				known = true;
+			}
+		}
+		if (!known)
+			die("unknown group \"%s\" (see available_groups)", group[k]);
+	}
+	for (int m = 0; m < t->nr_models && !nr_groups; m++)
+		groups[m] = t->model[m].groups;
+	for (int i = 0, shown = 0; i < t->nr; i++) {
+		if (!want_cpu(&cl, t->v[i].cpu))
+			continue;
+		if (shown++)
+			putchar('\n');
+		show_view(t, &t->v[i], t->v[i].model >= 0 ? groups[t->v[i].model] : 0);
+	}
+	free(cl.lo);
+	free(cl.hi);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * n3tel's shared helpers (see util.h): die() and warn_once(),
+ * slurp() a whole file, next_line() of a buffer.
+ *
+ * Calls only the C library; knows nothing of the model, the views or the
+ * formats.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define MAX_FILE	(64 << 20)	/* a snapshot of 4096 CPUs is about 10 MiB */
+
+const char *prog = "n3tel";
+
+/* set by textfile (see util.h) */
+jmp_buf *die_jmp;
+char die_msg[DIE_MSG_LEN];
+
+void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(die_msg, sizeof(die_msg), fmt, ap);
+	va_end(ap);
+	if (die_jmp)
+		longjmp(*die_jmp, 1);
+	fflush(stdout);
+	fprintf(stderr, "%s: %s\n", prog, die_msg);
+	exit(1);
+}
+
+/* Read a whole file; NULL with errno set on failure (EFBIG beyond MAX_FILE). */
+char *slurp(const char *path, size_t *len)
+{
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap + 1);
+	int fd = open(path, O_RDONLY);
+	ssize_t r;
+
+	if (fd < 0 || !buf) {
+		int e = fd < 0 ? errno : ENOMEM;
+
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return NULL;
+	}
+	while ((r = read(fd, buf + n, cap - n)) > 0) {
+		n += r;
+		if (n == cap) {
+			char *nb;
+
+			/* never a silently truncated file: grow, or fail */
+			if (cap >= MAX_FILE) {
+				errno = EFBIG;
+				r = -1;
+				break;
+			}
+			cap *= 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				errno = ENOMEM;
+				r = -1;
+				break;
+			}
+			buf = nb;
+		}
+	}
+	if (r < 0) {
+		int e = errno;
+
+		close(fd);
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	close(fd);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+bool refused(int err)
+{
+	return err == EACCES || err == EPERM;
+}
+
+/* next line of a buffer, NUL-terminated in place; NULL at the end */
+char *next_line(char **p)
+{
+	char *s = *p, *nl;
+
+	if (!*s)
+		return NULL;
+	nl = strchr(s, '\n');
+	if (nl) {
+		*nl = 0;
+		*p = nl + 1;
+	} else {
+		*p = s + strlen(s);
+	}
+	return s;
+}
+
+/* once per distinct message: textfile --every would repeat it each round */
+void warn_once(const char *fmt, ...)
+{
+	static char last[512];
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!strcmp(msg, last))
+		return;
+	snprintf(last, sizeof(last), "%s", msg);
+	fprintf(stderr, "%s: warning: %s\n", prog, msg);
+}

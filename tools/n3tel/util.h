@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * n3tel's shared helpers, in one place: errors (die, warn_once),
+ * reading a whole file (slurp) and walking its lines (next_line).
+ *
+ * Owns: nothing of the module's data.  Calls: only the C library.  Every
+ * other file of n3tel may call it; it calls none of them.
+ */
+#ifndef N3TEL_UTIL_H
+#define N3TEL_UTIL_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define DIE_MSG_LEN	1024
+
+extern const char *prog;
+
+/* textfile catches errors to write n3telemetry_up 0 instead of exiting */
+extern jmp_buf *die_jmp;
+extern char die_msg[DIE_MSG_LEN];
+
+/* one line "n3tel: message" on stderr, exit 1; or longjmp to *die_jmp if set */
+void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...);
+/* a warning on stderr, once per distinct message */
+void __attribute__((format(printf, 1, 2))) warn_once(const char *fmt, ...);
+
+char *slurp(const char *path, size_t *len);
+bool refused(int err);
+char *next_line(char **p);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The terminal views: show (show.c, a table or tree) and top
+ * (top.c, a live view).  They read the model (model.h); main.c calls them.
+ */
+#ifndef N3TEL_VIEWS_H
+#define N3TEL_VIEWS_H
+
+#include "model.h"
+
+/* n3tel show into @t (root set, freed by the caller): --cpu @cpus, --group */
+void show(struct tree *t, enum source src, const char *cpus, const char *const *group,
+	  int nr_groups);
+/*
+ * n3tel top: @iterations screens (0: until a signal), one every @delay s
+ * (0: the module's interval, at least 1 s)
+ */
+void top(const char *root, enum source src, const char *sort, int iterations, double delay);
+
+#endif
