@@ -364,8 +364,9 @@ def cost_tables(cost, out):
                    'the figure')
         out.append('    is not its cost at its nominal rate')
     out.append('')
-    out.append('The module: slices per CPU per guest second / nominal (slices an interval / interval;')
-    out.append('an interval is every set for schedule=all, topdown_l1\'s set and one other for rotate),')
+    out.append('The module: slices per CPU per guest second (those that ended in the window) /')
+    out.append('nominal (slices an interval / interval; an interval is every set for schedule=all,')
+    out.append('topdown_l1\'s set and one other for rotate),')
     out.append('instructions per slice (work lost / slices) and, at 1 vCPU, inside n3t_slice_work')
     out.append('(debugfs cost; with several vCPUs a round-robin switch inside the sampler inflates')
     out.append(f'it); at {sizes[0]} vCPU: the schedule the module ran ("none": it has no schedule=, every')
@@ -630,7 +631,8 @@ def report(boots, kernel):
     check_target(out, f'slices on time, within {TARGET_DRIFT:.0%} of nominal',
                  None if d is None else abs(d) <= TARGET_DRIFT and sched_ok,
                  f'intervals {num(ivl, ".1f")} ms of {num(nom_ms, "g")} ({num(None if d is None else d * 100, "+.2f")}%), '
-                 f'{num(mod.get("slices"), ".2f")} slices/s of {num(mod.get("nominal"), ".2f")}; '
+                 f'{num(spi_exp * 1e3 / ivl if spi_exp and ivl else None, ".2f")} slices/s of '
+                 f'{num(mod.get("nominal"), ".2f")}; '
                  f'{num(spi, ".1f")} slices an interval, schedule {sched}: {num(spi_exp, "g")}'
                  + scale_drift(scale))
     per = {n: m.get('ins_slice') for n, m in scale.items() if m.get('ins_slice')}
@@ -640,9 +642,10 @@ def report(boots, kernel):
         check_target(out, f'instructions per slice flat +-{TARGET_FLAT:.0%} from '
                      f'{min(per)} to {max(per)} vCPUs', dev <= TARGET_FLAT,
                      ', '.join(f'{n}: {fmt(v)}' for n, v in sorted(per.items())) +
-                     f' (max deviation from {min(per)} vCPU: {dev:.1%}; per CPU a run: ' +
-                     ', '.join(f'{num(scale[n].get("win_slices"), ".0f")} slices'
-                               for n in sorted(per)) + ')')
+                     f' (max deviation from {min(per)} vCPU: {dev:.1%}; runs, slices a CPU in '
+                     'each, spread of the runs: ' +
+                     ', '.join(f'{n}: {scale[n].get("n", 0)}x{num(scale[n].get("win_slices"), ".0f")} '
+                               f'{fmt(scale[n].get("ins_slice_spread"))}' for n in sorted(per)) + ')')
     else:
         check_target(out, 'instructions per slice flat', None, 'no scaling runs')
     ins = mod.get('ins_slice')
