@@ -578,10 +578,11 @@ def report(boots, kernel):
                        f'{fmt(m.get("ins_slice_spread")):>7} {fmt(smp):>8} {fmt(outside):>8} {ivl:>13}'
                        f' {num(sidle[n].get("ticks"), ".0f"):>7}/{num(m.get("ticks"), ".0f"):<7}')
         out.append('  (slices: a CPU\'s in one run\'s window; lost/s: per CPU per guest second; ticks:')
-        out.append('  timer interrupts a CPU a second around the window, 250 Hz and the slice timers\'')
-        out.append('  at 1 vCPU, where they come on time; with several, QEMU\'s round robin delivers a')
-        out.append('  CPU\'s at its turn and merges the ticks that fell due meanwhile, differently in')
-        out.append('  each run, and a tick more or less is work more or less beside the module\'s)')
+        out.append('  timer interrupts a CPU a second around the window: the 250 Hz tick at 1 vCPU, where')
+        out.append('  it comes on time (the slice timers are deferrable: they fire at a tick); with')
+        out.append('  several vCPUs QEMU\'s round robin delivers a CPU\'s at its turn and merges the')
+        out.append('  ticks that fell due meanwhile, differently in each run, and a tick more or less')
+        out.append('  is work more or less beside the module\'s)')
         out.append('')
     for b in sorted(boots, key=lambda b: b.cpus):
         if b.reads:
