@@ -646,7 +646,10 @@ def report(boots, kernel):
                      f' (max deviation from {min(per)} vCPU: {dev:.1%}; runs, slices a CPU in '
                      'each, spread of the runs: ' +
                      ', '.join(f'{n}: {scale[n].get("n", 0)}x{num(scale[n].get("win_slices"), ".0f")} '
-                               f'{fmt(scale[n].get("ins_slice_spread"))}' for n in sorted(per)) + ')')
+                               f'{fmt(scale[n].get("ins_slice_spread"))}' for n in sorted(per)) +
+                     '; ticks a CPU a second, idle/module: ' +
+                     ', '.join(f'{n}: {num(sidle[n].get("ticks"), ".0f")}/{num(scale[n].get("ticks"), ".0f")}'
+                               for n in sorted(per)) + ')')
     else:
         check_target(out, 'instructions per slice flat', None, 'no scaling runs')
     ins = mod.get('ins_slice')
