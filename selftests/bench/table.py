@@ -168,7 +168,7 @@ class Boot:
         common window.  (Under -icount QEMU runs the vCPUs round robin on
         one virtual clock, so a loop's own span depends on when its vCPU
         got its turn; spin counts the iterations run inside the window to
-        within 1 000 instructions at either end.)"""
+        within 1000 instructions at either end.)"""
         r = self.spin[(cfg, rep)]
         if len(r) != self.cpus:
             return None
@@ -274,9 +274,10 @@ class Boot:
                 out['slices'] = sum(s for s, _ in co.values()) / (span / 1e9) / self.cpus
                 out['ins_slice'] = out['lost'] / out['slices']
             if win is None and self.cpus > 1 and co and span:
-                # (logs without the window's start) round robin: a vCPU's timers wait for its turn, and the
-                # long-run rate is not the window's; count the slices run
-                # between the snapshots around it instead
+                # (logs without the window's start) round robin: a vCPU's
+                # timers wait for its turn, and the long-run rate is not the
+                # window's; count the slices run between the snapshots
+                # around it instead
                 rate = sum(s for s, _ in co.values()) / (span / 1e9) / self.cpus
                 out['ins_slice'] = out['lost'] / rate
             if co:
