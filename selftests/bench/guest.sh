@@ -8,8 +8,7 @@
 # Kernel command line: n3t.configs=a,b,... n3t.once=c,... (run in the first
 # repetition only, after the configs) n3t.secs=S n3t.settle=S
 # n3t.reps=N n3t.reads=0|1 n3t.profile=0|1 n3t.perfcost=0|1 (n3t.pfn=FUNCTION
-# n3t.pdepths=1,2,3 for the profile) n3t.warmup=S (the uptime the first
-# run waits for, 20) n3t.events=0|1 (count the kernel's
+# n3t.pdepths=1,2,3 for the profile) n3t.events=0|1 (count the kernel's
 # scheduler, timer, interrupt and work-item events in every run, "BENCH ev"
 # lines: tracing costs work, so not for the figures).  Configurations: idle idle-20s
 # mod-default mod-sched-all mod-all mod-100ms mod-10s mod-1set perf-grouped
@@ -29,7 +28,7 @@ N3T=/sys/kernel/n3telemetry
 DBG=/sys/kernel/debug/n3telemetry
 KO=/lib/n3t/n3telemetry.ko
 
-configs=idle,mod-default once='' events=0 warmup=20 secs=5 settle=1.5 reps=2 reads=0 profile=0 perfcost=0
+configs=idle,mod-default once='' events=0 secs=5 settle=1.5 reps=2 reads=0 profile=0 perfcost=0
 pfn=n3t_slice_work pdepths="1 2 3"
 # shellcheck disable=SC2013
 for a in $(cat /proc/cmdline); do
@@ -45,7 +44,6 @@ for a in $(cat /proc/cmdline); do
 	n3t.pfn=*) pfn=${a#n3t.pfn=} ;;
 	n3t.pdepths=*) pdepths=$(echo "${a#n3t.pdepths=}" | tr , ' ') ;;
 	n3t.events=*) events=${a#n3t.events=} ;;
-	n3t.warmup=*) warmup=${a#n3t.warmup=} ;;
 	esac
 done
 ncpu=$(nproc)
@@ -319,17 +317,9 @@ perfcost() {
 	rmmod n3t_perfcost 2>/dev/null
 }
 
-# Warm up, unmeasured, until the boot's tail is over (uptime n3t.warmup
-# seconds, at least settle): a run in it has more kernel work beside the
-# loops (RCU grace periods and kfree_rcu batches, the deferred probe timeout
-# at 10 s, cross-CPU calls that with several vCPUs wait for each vCPU's
-# round-robin turn), so an idle run there reads low (at 4 vCPUs by up to
-# 9k instructions a slice of the module's)
-up=$(cut -d. -f1 /proc/uptime)
-wu=$settle
-[ "$up" -lt "$warmup" ] && [ $((warmup - up)) -gt 2 ] && wu=$((warmup - up))
+# a first run after boot reads a little high: warm up once, unmeasured
 t=$(spin now)
-spin $((t + 100000000)) "$wu" > /dev/null
+spin $((t + 100000000)) "$settle" > /dev/null
 
 rep=1
 while [ $rep -le "$reps" ]; do
