@@ -14,8 +14,11 @@
 #                       reported, never asserted (make check runs it)
 #
 # Environment: N3T_BENCH_CPUS="1 4 16", N3T_BENCH_SCALE="1 4 16 64",
-# N3T_BENCH_SECS=5, N3T_BENCH_REPS=2, N3T_BENCH_JOBS=$(nproc).  Results:
-# build/bench/ (the smoke: build/bench-smoke/).
+# N3T_BENCH_SECS=5, N3T_BENCH_SCALE_SECS=10 (the scaling runs' window: 20
+# slices a CPU with the default), N3T_BENCH_REPS=2 (the scaling runs' too),
+# N3T_BENCH_JOBS=$(nproc), N3T_BENCH_ARGS (kernel arguments for every boot,
+# e.g. n3t.events=1: guest.sh).  Results: build/bench/ (the smoke:
+# build/bench-smoke/).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -126,7 +129,7 @@ done
 for n in ${N3T_BENCH_SCALE:-1 4 16 64}; do
 	r=0
 	case $n in 4|64) r=1 ;; esac
-	specs+=("scale-$n $n n3t.configs=idle,mod-default n3t.secs=3 n3t.settle=1.5 n3t.reps=2 n3t.reads=$r")
+	specs+=("scale-$n $n n3t.configs=idle,mod-default n3t.secs=${N3T_BENCH_SCALE_SECS:-10} n3t.settle=1.5 n3t.reps=$reps n3t.reads=$r")
 done
 # where the sampler's instructions go: function graph below n3t_slice_work
 # and what each perf call it makes costs on this kernel (perfcost/)
@@ -150,6 +153,7 @@ logs=() pids=() fail=0
 for s in "${specs[@]}"; do
 	read -r tag n args <<< "$s"
 	[ "$tag" = profile ] && args="$args ${N3T_BENCH_PROFILE:-}"
+	args="$args ${N3T_BENCH_ARGS:-}"
 	logs+=("$out/$tag.log")
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || fail=1; done
 	k='' i=''

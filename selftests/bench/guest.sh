@@ -8,7 +8,9 @@
 # Kernel command line: n3t.configs=a,b,... n3t.once=c,... (run in the first
 # repetition only, after the configs) n3t.secs=S n3t.settle=S
 # n3t.reps=N n3t.reads=0|1 n3t.profile=0|1 n3t.perfcost=0|1 (n3t.pfn=FUNCTION
-# n3t.pdepths=1,2,3 for the profile).  Configurations: idle idle-20s
+# n3t.pdepths=1,2,3 for the profile) n3t.events=0|1 (count the kernel's
+# scheduler, timer, interrupt and work-item events in every run, "BENCH ev"
+# lines: tracing costs work, so not for the figures).  Configurations: idle idle-20s
 # mod-default mod-sched-all mod-all mod-100ms mod-10s mod-1set perf-grouped
 # perf-flat perf-all-grouped perf-all-flat ne-15s ne-1s ne-15s-wget.
 #
@@ -26,7 +28,7 @@ N3T=/sys/kernel/n3telemetry
 DBG=/sys/kernel/debug/n3telemetry
 KO=/lib/n3t/n3telemetry.ko
 
-configs=idle,mod-default once='' secs=5 settle=1.5 reps=2 reads=0 profile=0 perfcost=0
+configs=idle,mod-default once='' events=0 secs=5 settle=1.5 reps=2 reads=0 profile=0 perfcost=0
 pfn=n3t_slice_work pdepths="1 2 3"
 # shellcheck disable=SC2013
 for a in $(cat /proc/cmdline); do
@@ -41,6 +43,7 @@ for a in $(cat /proc/cmdline); do
 	n3t.perfcost=*) perfcost=${a#n3t.perfcost=} ;;
 	n3t.pfn=*) pfn=${a#n3t.pfn=} ;;
 	n3t.pdepths=*) pdepths=$(echo "${a#n3t.pdepths=}" | tr , ' ') ;;
+	n3t.events=*) events=${a#n3t.events=} ;;
 	esac
 done
 ncpu=$(nproc)
@@ -163,6 +166,47 @@ modstate() {
 	[ -r $DBG/cost ] && awk '{ print "cost", substr($1, 4), $3, $5 }' $DBG/cost
 }
 
+# n3t.events=1: the kernel's events in each run (scheduler, timers,
+# interrupts, work items), counted per CPU, to see where work goes
+ev_on() {
+	T=/sys/kernel/tracing
+	[ -e "$T"/trace ] || mount -t tracefs nodev $T
+	echo 16384 > "$T"/buffer_size_kb
+	echo > "$T"/trace
+	for e in sched/sched_switch sched/sched_wakeup timer/timer_expire_entry \
+		timer/hrtimer_expire_entry irq/irq_handler_entry irq/softirq_entry \
+		workqueue/workqueue_execute_start ipi/ipi_raise rcu/rcu_utilization; do
+		[ -e "$T"/events/$e/enable ] && echo 1 > "$T"/events/$e/enable
+	done
+	echo 1 > "$T"/tracing_on
+}
+ev_off() {	# ev_off CONFIG REP
+	echo 0 > "$T"/tracing_on
+	echo 0 > "$T"/events/enable
+	awk -v p="BENCH ev $1 $2" '/^ *#/ { next }
+		{ cpu = ""; for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { cpu = $i; break }
+		  for (j = i + 1; j <= NF; j++) if ($j ~ /:$/ && $j !~ /^[0-9.]+:$/) break
+		  ev = $j; k = ""
+		  for (f = j + 1; f <= NF; f++)
+			if ($f ~ /^\[?(function|next_comm|comm|action|name|s)=/ && k == "") k = $f
+		  if (ev == "workqueue_execute_start:")
+			for (f = j + 1; f < NF; f++) if ($f == "function") k = $(f + 1)
+		  if (ev == "timer_expire_entry:" || ev == "hrtimer_expire_entry:")
+			for (f = j + 1; f <= NF; f++) if ($f ~ /^function=/) k = $f
+		  n[cpu " " ev " " k]++ }
+		END { for (x in n) print p, x, n[x] }' "$T"/trace | sort
+	grep -c . "$T"/trace | sed "s/^/BENCH ev $1 $2 lines /"
+}
+
+# timer interrupts (the tick, the slice timers' wakeups), every CPU: with
+# several vCPUs QEMU's round robin delivers a CPU's timer interrupt at its
+# turn, and merges ticks that fall due while it waits, differently from run
+# to run
+ticks() {
+	awk -v n="$ncpu" '/arch_timer/ { s = 0; for (i = 2; i <= n + 1; i++) s += $i; print s }' \
+		/proc/interrupts
+}
+
 run() {	# run CONFIG REP
 	cfg=$1 rep=$2 w=$secs
 	# one scrape in the window, whatever its phase
@@ -184,8 +228,12 @@ run() {	# run CONFIG REP
 	[ -r $N3T/sets ] && nsets=$(grep -c . $N3T/sets) && t0=$(spin now) && modstate > /tmp/m0
 	# start together, after every child is forked and pinned (pinning
 	# waits for each vCPU's round-robin turn)
-	t=$(spin now)
-	spin $((t + 200000000 + ncpu * 20000000)) "$w" > /tmp/spin || echo "BENCH error spin failed"
+	[ "$events" = 1 ] && ev_on
+	k0=$(ticks) tk0=$(spin now)
+	ws=$((tk0 + 200000000 + ncpu * 20000000))
+	spin $ws "$w" > /tmp/spin || echo "BENCH error spin failed"
+	k1=$(ticks) tk1=$(spin now)
+	[ "$events" = 1 ] && ev_off "$cfg" "$rep"
 	if [ "$nsets" != 0 ]; then
 		modstate > /tmp/m1
 		echo "BENCH sets $cfg $rep $nsets $(cat $N3T/interval_ms) $(schedule)"
@@ -197,7 +245,9 @@ run() {	# run CONFIG REP
 	fi
 	stop "$cfg"
 	sed "s/^/BENCH spin $cfg $rep /" /tmp/spin
-	echo "BENCH window $cfg $rep $w"
+	# the window: its length in seconds, its start (CLOCK_MONOTONIC ns)
+	echo "BENCH window $cfg $rep $w $ws"
+	echo "BENCH ticks $cfg $rep $tk0 $tk1 $((k1 - k0))"
 }
 
 # reading every metric of every CPU: guest ns (= instructions) per read

@@ -9,8 +9,15 @@
  * Every child pins itself to its CPU, waits until CLOCK_MONOTONIC reaches
  * START_NS, then counts loop iterations until START_NS + SECONDS.  The inner
  * loop is exactly two instructions per iteration (subs, b.ne); the clock is
- * read once per chunk of SPIN_CHUNK iterations.  One line per CPU on
- * stdout: "cpu N iters I ns T", T the time from its first to its last chunk.
+ * read once per chunk of SPIN_CHUNK iterations, and once per SPIN_FINE
+ * iterations while waiting and in the window's last SPIN_NEAR ns, so that
+ * the iterations counted are the ones run inside the window to within
+ * SPIN_FINE at either end, on every CPU: under -icount with several vCPUs,
+ * QEMU runs them round robin on one clock, and a vCPU that started a big
+ * chunk just before the end may finish it long after (counting a chunk it
+ * mostly ran outside the window), as one that was waiting at the start
+ * loses the rest of its waiting chunk.  One line per CPU on stdout:
+ * "cpu N iters I ns T", T the time from its first to its last chunk.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -24,6 +31,8 @@
 #include <unistd.h>
 
 #define SPIN_CHUNK	50000ULL	/* 100 000 instructions */
+#define SPIN_FINE	500ULL		/* 1 000 instructions */
+#define SPIN_NEAR	100000000ULL	/* the last 100 ms: fine chunks */
 
 static uint64_t now_ns(void)
 {
@@ -33,22 +42,20 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void chunk(void)
+static void chunk(uint64_t n)
 {
 #ifdef __aarch64__
-	uint64_t n = SPIN_CHUNK;
-
 	asm volatile("1:	subs %0, %0, #1\n"
 		     "	b.ne 1b\n" : "+r"(n) : : "cc");
 #else
-	for (volatile uint64_t n = SPIN_CHUNK; n; n--)
+	for (volatile uint64_t i = n; i; i--)
 		;
 #endif
 }
 
 static void spin(int cpu, uint64_t start, uint64_t end, int out)
 {
-	uint64_t iters = 0, t0, t;
+	uint64_t iters = 0, n, t0, t;
 	cpu_set_t set;
 	char line[96];
 	int len;
@@ -60,10 +67,12 @@ static void spin(int cpu, uint64_t start, uint64_t end, int out)
 		_exit(1);
 	}
 	while ((t0 = now_ns()) < start)
-		chunk();	/* spin, do not sleep: keep the CPU out of idle */
+		chunk(SPIN_FINE);	/* spin, do not sleep: keep the CPU out of idle */
+	t = t0;
 	do {
-		chunk();
-		iters += SPIN_CHUNK;
+		n = end - t > SPIN_NEAR ? SPIN_CHUNK : SPIN_FINE;
+		chunk(n);
+		iters += n;
 		t = now_ns();
 	} while (t < end);
 	len = snprintf(line, sizeof(line), "cpu %d iters %llu ns %llu\n", cpu,

@@ -11,6 +11,8 @@ guest nanosecond is one instruction, so the figures are instruction counts.
   table.py --smoke LOG                  the table, and fail unless complete
 """
 import argparse
+import math
+import statistics
 import re
 import sys
 from collections import defaultdict
@@ -77,12 +79,15 @@ class Boot:
         self.errors = []
         self.spin = defaultdict(dict)      # (cfg, rep) -> cpu -> (iters, ns)
         self.window = {}                   # (cfg, rep) -> seconds
+        self.wstart = {}                   # (cfg, rep) -> its start, CLOCK_MONOTONIC ns
+        self.ticks = {}                    # (cfg, rep) -> timer interrupts a CPU a second
         self.span = {}                     # (cfg, rep) -> ns between snapshots
         self.secs = 0
         self.sets = {}                     # (cfg, rep) -> (nsets, interval_ms, schedule)
         self.peer = defaultdict(dict)      # (cfg, rep) -> {key: value} (perf stat, scrapes)
         self.sched_param = None            # what insmod said of schedule=
         self.ivl = defaultdict(dict)       # (cfg, rep) -> cpu -> (dseq, dns)
+        self.ivl_end = defaultdict(dict)   # (cfg, rep) -> cpu -> last interval end, ns
         self.cost = defaultdict(dict)      # (cfg, rep) -> cpu -> (dslices, dns)
         self.reads = defaultdict(list)     # what -> [ns]
         self.prof = defaultdict(list)      # depth -> [(level, name, calls, us)]
@@ -112,8 +117,14 @@ class Boot:
             self.spin[(cfg, rep)][cpu] = (it, ns)
         elif k == 'span':      # span CFG REP T0_NS T1_NS
             self.span[(w[2], int(w[3]))] = int(w[5]) - int(w[4])
-        elif k == 'window':    # window CFG REP SECONDS
+        elif k == 'window':    # window CFG REP SECONDS [START_NS]
             self.window[(w[2], int(w[3]))] = float(w[4])
+            if len(w) > 5:
+                self.wstart[(w[2], int(w[3]))] = int(w[5])
+        elif k == 'ticks':     # ticks CFG REP T0_NS T1_NS COUNT (every CPU)
+            dt = int(w[5]) - int(w[4])
+            if dt > 0 and self.cpus:
+                self.ticks[(w[2], int(w[3]))] = int(w[6]) / (dt / 1e9) / self.cpus
         elif k == 'sets':      # sets CFG REP NSETS INTERVAL_MS [SCHEDULE]
             self.sets[(w[2], int(w[3]))] = (int(w[4]), int(w[5]), sched_name(w[6:]))
         elif k == 'peer':      # peer CFG REP perf|scrape KEY VALUE ...
@@ -129,6 +140,7 @@ class Boot:
                 return
             if kind == 'ivl' and a0 > 0 and a1 > a0:
                 self.ivl[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
+                self.ivl_end[(cfg, rep)][cpu] = b1
             elif kind == 'cost' and a1 > a0:
                 self.cost[(cfg, rep)][cpu] = (a1 - a0, b1 - b0)
         elif k == 'info' and w[2] == 'perf-events-default' and len(w) > 3:
@@ -152,15 +164,19 @@ class Boot:
     def total_rate(self, cfg, rep):
         """busy-loop instructions per guest second, all CPUs
 
-        One CPU: iterations over the time from its first to its last chunk.
-        Several: under -icount QEMU runs the vCPUs round robin on one
-        virtual clock, so each loop's own span depends on when its vCPU got
-        its turn; count every loop's iterations over the common window."""
+        The same at every vCPU count: every loop's iterations over the
+        common window.  (Under -icount QEMU runs the vCPUs round robin on
+        one virtual clock, so a loop's own span depends on when its vCPU
+        got its turn; spin counts the iterations run inside the window to
+        within 1000 instructions at either end.)"""
         r = self.spin[(cfg, rep)]
         if len(r) != self.cpus:
             return None
-        if self.cpus == 1:
-            it, ns = r[0] if 0 in r else next(iter(r.values()))
+        if self.cpus == 1 and (cfg, rep) not in self.wstart:
+            # a log of the harness before the window's start was printed:
+            # its loop counted in whole 100k-instruction chunks, which only
+            # its own span, from its first to its last chunk, measures well
+            it, ns = next(iter(r.values()))
             return it / ns * 1e9 * INS_PER_ITER
         w = self.window.get((cfg, rep))
         if w is None:       # logs without window lines
@@ -196,6 +212,25 @@ class Boot:
             return p['scrapes'] / (1 + int(span // int(m.group(1))))
         return None
 
+    def window_slices(self, cfg, rep, spi):
+        """slices that ended inside the spin window, per CPU (mean): the
+        interval ends are evenly spaced (status seq and end_ns at the two
+        snapshots), the schedule's spi slices an interval end evenly between
+        them; None without the window's start or a whole interval"""
+        ws = self.wstart.get((cfg, rep))
+        if ws is None or not spi:
+            return None
+        we = ws + self.window[(cfg, rep)] * 1e9
+        n = []
+        for cpu, (dseq, dns) in self.ivl[(cfg, rep)].items():
+            e1 = self.ivl_end[(cfg, rep)].get(cpu)
+            if not dseq or not dns or e1 is None:
+                return None
+            d = dns / dseq / spi            # one slice, ns
+            # slice ends at e1 + j d, j any integer: those in [ws, we)
+            n.append(math.ceil((we - e1) / d) - math.ceil((ws - e1) / d))
+        return sum(n) / len(n) if n and len(n) == self.cpus else None
+
     def run(self, cfg, rep):
         """figures of one run, per CPU"""
         base, rate = self.base(cfg), self.total_rate(cfg, rep)
@@ -203,6 +238,8 @@ class Boot:
         if base is None or rate is None:
             return out
         out['lost'] = (base - rate) / self.cpus
+        if (cfg, rep) in self.ticks:
+            out['ticks'] = self.ticks[(cfg, rep)]
         done = self.peer_done(cfg, rep)
         if done is not None:
             out['done'] = done
@@ -230,19 +267,30 @@ class Boot:
                 if spi and abs(out.get('spi', spi) / spi - 1) <= 0.25:
                     out['slices'] = spi * sum(per) / len(per)
                     out['ins_slice'] = out['lost'] / out['slices']
+            win = self.window_slices(cfg, rep, spi)
+            if win is not None:
+                # the slices the sampler ran inside the window, per CPU:
+                # the same count at every vCPU count
+                out['win_slices'] = win
+                out['slices'] = win / self.window[(cfg, rep)]
+                out['ins_slice'] = out['lost'] / out['slices'] if win else None
             if 'slices' not in out and co and span:
                 # no interval ended before the window (a long interval):
                 # the slices run between the snapshots around it
                 out['slices'] = sum(s for s, _ in co.values()) / (span / 1e9) / self.cpus
                 out['ins_slice'] = out['lost'] / out['slices']
-            if self.cpus > 1 and co and span:
-                # round robin: a vCPU's timers wait for its turn, and the
-                # long-run rate is not the window's; count the slices run
-                # between the snapshots around it instead
+            if win is None and self.cpus > 1 and co and span:
+                # (logs without the window's start) round robin: a vCPU's
+                # timers wait for its turn, and the long-run rate is not the
+                # window's; count the slices run between the snapshots
+                # around it instead
                 rate = sum(s for s, _ in co.values()) / (span / 1e9) / self.cpus
                 out['ins_slice'] = out['lost'] / rate
             if co:
-                out['sampler'] = sum(n for _, n in co.values()) / sum(s for s, _ in co.values())
+                # the median CPU's: local_clock() is the one virtual clock,
+                # so with several vCPUs a round-robin turn that falls inside
+                # a slice adds the other vCPUs' instructions to its time
+                out['sampler'] = statistics.median(n / s for s, n in co.values() if s)
         return out
 
 
@@ -277,7 +325,7 @@ def boot_means(b):
         runs = [b.run(cfg, r) for r in b.reps(cfg)]
         m = {'n': len(runs)}
         for key in ('lost', 'slices', 'nominal', 'ins_slice', 'sampler', 'ivl_ms',
-                    'nominal_ms', 'spi', 'spi_exp', 'done'):
+                    'nominal_ms', 'spi', 'spi_exp', 'done', 'win_slices', 'ticks'):
             m[key], m[key + '_spread'] = stats([r.get(key) for r in runs])
         m['sched'] = sorted({b.sets[(cfg, r)][2] for r in b.reps(cfg) if (cfg, r) in b.sets})
         peers = [b.peer[(cfg, r)] for r in b.reps(cfg) if (cfg, r) in b.peer]
@@ -323,8 +371,9 @@ def cost_tables(cost, out):
                    'the figure')
         out.append('    is not its cost at its nominal rate')
     out.append('')
-    out.append('The module: slices per CPU per guest second / nominal (slices an interval / interval;')
-    out.append('an interval is every set for schedule=all, topdown_l1\'s set and one other for rotate),')
+    out.append('The module: slices per CPU per guest second (those that ended in the window) /')
+    out.append('nominal (slices an interval / interval; an interval is every set for schedule=all,')
+    out.append('topdown_l1\'s set and one other for rotate),')
     out.append('instructions per slice (work lost / slices) and, at 1 vCPU, inside n3t_slice_work')
     out.append('(debugfs cost; with several vCPUs a round-robin switch inside the sampler inflates')
     out.append(f'it); at {sizes[0]} vCPU: the schedule the module ran ("none": it has no schedule=, every')
@@ -511,20 +560,36 @@ def report(boots, kernel):
     if cost:
         cost_tables(cost, out)
         out.append('')
-    scale = {}
+    scale, sidle = {}, {}
     for b in sorted(boots, key=lambda b: b.cpus):
         if b.scale:
-            scale[b.cpus] = boot_means(b).get('mod-default', {})
+            bm = boot_means(b)
+            scale[b.cpus] = bm.get('mod-default', {})
+            sidle[b.cpus] = bm.get('idle', {})
     if scale:
-        out.append('Module default, instructions per slice switch by vCPUs (3 s runs):')
-        out.append(f'  {"vCPUs":>5} {"ins/slice":>9} {"spread":>7} {"sampler":>8} {"slices/s":>8}'
-                   f' {"interval ms":>13}')
+        secs = sorted({w for b in boots if b.scale for w in b.window.values()})
+        out.append('Module default by vCPUs, the same method at every count: the busy loops\' work lost')
+        out.append(f'in the window ({"/".join(f"{w:g}" for w in secs)} s) against idle runs of the '
+                   'same length, over the slices')
+        out.append('that ended in it (per CPU, from the interval ends in status); sampler: inside')
+        out.append('n3t_slice_work (debugfs cost, the median CPU); outside: the rest of a slice\'s cost')
+        out.append(f'  {"vCPUs":>5} {"runs":>4} {"slices":>6} {"lost/s":>7} {"ins/slice":>9} {"spread":>7}'
+                   f' {"sampler":>8} {"outside":>8} {"interval ms":>13} {"ticks idle/mod":>15}')
         for n, m in sorted(scale.items()):
             ivl = (f'{num(m.get("ivl_ms"), ".1f")}/{num(m.get("nominal_ms"), "g")}'
                    if m.get('nominal_ms') else '-')
-            out.append(f'  {n:>5} {fmt(m.get("ins_slice")):>9} '
-                       f'{fmt(m.get("ins_slice_spread")):>7} {fmt(m.get("sampler")):>8} '
-                       f'{num(m.get("slices"), ".2f"):>8} {ivl:>13}')
+            ins, smp = m.get('ins_slice'), m.get('sampler')
+            outside = ins - smp if ins is not None and smp is not None else None
+            out.append(f'  {n:>5} {m.get("n", 0):>4} {num(m.get("win_slices"), ".1f"):>6} '
+                       f'{fmt(m.get("lost")):>7} {fmt(ins):>9} '
+                       f'{fmt(m.get("ins_slice_spread")):>7} {fmt(smp):>8} {fmt(outside):>8} {ivl:>13}'
+                       f' {num(sidle[n].get("ticks"), ".0f"):>7}/{num(m.get("ticks"), ".0f"):<7}')
+        out.append('  (slices: a CPU\'s in one run\'s window; lost/s: per CPU per guest second; ticks:')
+        out.append('  timer interrupts a CPU a second around the window: the 250 Hz tick at 1 vCPU, where')
+        out.append('  it comes on time (the slice timers are deferrable: they fire at a tick); with')
+        out.append('  several vCPUs QEMU\'s round robin delivers a CPU\'s at its turn and merges the')
+        out.append('  ticks that fell due meanwhile, differently in each run, and a tick more or less')
+        out.append('  is work more or less beside the module\'s)')
         out.append('')
     for b in sorted(boots, key=lambda b: b.cpus):
         if b.reads:
@@ -574,7 +639,8 @@ def report(boots, kernel):
     check_target(out, f'slices on time, within {TARGET_DRIFT:.0%} of nominal',
                  None if d is None else abs(d) <= TARGET_DRIFT and sched_ok,
                  f'intervals {num(ivl, ".1f")} ms of {num(nom_ms, "g")} ({num(None if d is None else d * 100, "+.2f")}%), '
-                 f'{num(mod.get("slices"), ".2f")} slices/s of {num(mod.get("nominal"), ".2f")}; '
+                 f'{num(spi_exp * 1e3 / ivl if spi_exp and ivl else None, ".2f")} slices/s of '
+                 f'{num(mod.get("nominal"), ".2f")}; '
                  f'{num(spi, ".1f")} slices an interval, schedule {sched}: {num(spi_exp, "g")}'
                  + scale_drift(scale))
     per = {n: m.get('ins_slice') for n, m in scale.items() if m.get('ins_slice')}
@@ -584,7 +650,13 @@ def report(boots, kernel):
         check_target(out, f'instructions per slice flat +-{TARGET_FLAT:.0%} from '
                      f'{min(per)} to {max(per)} vCPUs', dev <= TARGET_FLAT,
                      ', '.join(f'{n}: {fmt(v)}' for n, v in sorted(per.items())) +
-                     f' (max deviation {dev:.0%})')
+                     f' (max deviation from {min(per)} vCPU: {dev:.1%}; runs, slices a CPU in '
+                     'each, spread of the runs: ' +
+                     ', '.join(f'{n}: {scale[n].get("n", 0)}x{num(scale[n].get("win_slices"), ".0f")} '
+                               f'{fmt(scale[n].get("ins_slice_spread"))}' for n in sorted(per)) +
+                     '; ticks a CPU a second, idle/module: ' +
+                     ', '.join(f'{n}: {num(sidle[n].get("ticks"), ".0f")}/{num(scale[n].get("ticks"), ".0f")}'
+                               for n in sorted(per)) + ')')
     else:
         check_target(out, 'instructions per slice flat', None, 'no scaling runs')
     ins = mod.get('ins_slice')
