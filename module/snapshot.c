@@ -20,6 +20,7 @@
 #include <linux/n3telemetry.h>
 
 #include "n3telemetry.h"
+#include "snapshot.h"
 
 static_assert(N3T_SNAP_MAX_EVENTS == N3T_MAX_EVENTS);
 static_assert(N3T_SNAP_MAX_METRICS == N3T_MAX_METRICS);

@@ -5,7 +5,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/error-injection.h>
@@ -16,8 +15,10 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "control.h"
 #include "models.h"
 #include "n3telemetry.h"
+#include "sysfs.h"
 
 #define N3T_SYSTEM	(-1)
 #define N3T_WRITE_MAX	512
@@ -198,28 +199,6 @@ fail:
 	kvfree(one);
 	kvfree(v);
 	return NULL;
-}
-
-/**
- * n3t_data_allowed() - whether the calling task may read the data
- *
- * The data are what the PMU measured on a CPU: the metric group files and
- * the cumulative counts (events) of cpuN/ and system/, and /dev/n3telemetry.
- * perf gives a CPU's counts only to perfmon_capable() tasks (at any
- * perf_event_paranoid above 0, the default); so does the module, unless it
- * was loaded with world_readable=1 and without root_only=1 (root_only only
- * ever takes access away).  The configuration and status files are not
- * data.  The sysfs files check this in show(), with the reading task's
- * credentials (sysfs hands show() no file, so not the opener's); their
- * mode stays 0444 so that a task with CAP_PERFMON but not root opens them.
- *
- * Return: true if the task may read the data.
- */
-bool n3t_data_allowed(void)
-{
-	if (n3t_world_readable && !n3t_root_only)
-		return true;
-	return perfmon_capable();
 }
 
 static int n3t_dir_cpu(struct kobject *kobj)

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Host: the module is layered, not a circle.  Builds the module (a copy of
-# the tree, against the debug 6.12 arm64 tree, N3T_KDIR=... for another)
-# and checks with layers.py that neither the #include graph of module/ nor
-# its call graph (nm of each module/*.o: a symbol undefined in A and
-# defined in B is an edge A -> B) nor the two together have a cycle.
+# the tree, against the debug 6.12 arm64 tree, N3T_KDIR=... for another; a
+# test build, N3T_TESTS=y, so that the test hooks' calls count too) and
+# checks with layers.py that neither the #include graph of module/ nor its
+# call graph (nm of each module/*.o: a symbol undefined in A and defined in
+# B is an edge A -> B) nor the two together have a cycle.
 # usage: layers.sh [BUILDDIR]
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,7 +18,7 @@ if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
 else
 	rsync -a --exclude /build --exclude .git "$top/" "$out/"
 fi
-if ! make -s -C "$kdir" M="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+if ! make -s -C "$kdir" M="$out" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- N3T_TESTS=y \
 	modules > "$out/build.log" 2>&1; then
 	sed 's/^/# /' "$out/build.log" | tail -20
 	echo "not ok layers-module-builds"
