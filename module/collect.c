@@ -398,7 +398,7 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
  * @d: the core type
  * Return: true if it has fewer counters than at load.
  */
-bool n3t_reduced(const struct n3t_domain *d)
+bool n3t_reduced(const struct n3t_core_type *d)
 {
 	return d->capacity < d->load_capacity ||
 	       (d->load_cycle_counter && !d->cycle_counter);
@@ -489,7 +489,7 @@ static void n3t_slice_work(struct work_struct *work)
  * Look events: while the module runs below its load-time capacity, one per
  * counter it had at load (CPU_CYCLES for the cycle counter, if it had it).
  */
-static unsigned int n3t_nr_look(const struct n3t_domain *d)
+static unsigned int n3t_nr_look(const struct n3t_core_type *d)
 {
 	if (!n3t_reduced(d))
 		return 0;
@@ -500,7 +500,7 @@ static unsigned int n3t_nr_look(const struct n3t_domain *d)
  * One allocation for everything a CPU needs, sized by the plan.  Global
  * and not inlined, so that fault injection can fail it (fail_function).
  */
-noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_domain *dom)
+noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 {
 	const struct n3t_plan *plan = dom->plan;
 	unsigned int nr_sets = plan->nr_sets, nr_ev = n3t_plan_nr_events(plan);
@@ -572,7 +572,7 @@ static void n3t_cpu_release_events(struct n3t_cpu *pc)
  */
 static int n3t_cpu_create_look(struct n3t_cpu *pc)
 {
-	const struct n3t_domain *d = pc->dom;
+	const struct n3t_core_type *d = pc->dom;
 	const struct n3t_model *model = d->model;
 	unsigned int i, n = pc->nr_look, e, prog = N3T_MAX_EVENTS;
 	struct perf_event_attr attr = {
@@ -660,7 +660,7 @@ static void n3t_cpu_left_out(unsigned int cpu, enum n3t_cpu_state state, int err
  */
 static int n3t_cpu_online(unsigned int cpu)
 {
-	struct n3t_domain *d;
+	struct n3t_core_type *d;
 	struct n3t_cpu *pc;
 	int ret;
 

@@ -208,31 +208,31 @@ int n3t_config_check(void)
 }
 
 /**
- * n3t_parse_selection() - parse a group selection for every domain
+ * n3t_parse_selection() - parse a group selection for every core type
  * @buf: "default", "all", or distinct group names separated by spaces or
  *	commas (see n3t_parse_groups())
  * @count: length of @buf
- * @groups: the selection of each domain (N3T_MAX_DOMAINS entries)
+ * @groups: the selection of each core type (N3T_MAX_CORE_TYPES entries)
  *
  * "default" and "all" mean each core's own.  A name must name a group of
- * at least one core type in use; each domain selects the named groups its
+ * at least one core type in use; each core type selects the named groups its
  * core has, and must be left with at least one.
  * Return: 0, or -EINVAL (then @groups is unchanged).
  */
 int n3t_parse_selection(const char *buf, size_t count, u32 *groups)
 {
-	u32 sel[N3T_MAX_DOMAINS] = {};
+	u32 sel[N3T_MAX_CORE_TYPES] = {};
 	unsigned int d;
 	size_t pos = 0, len;
 	const char *name;
 	bool found;
 	int g;
 
-	if (n3t_cfg.nr_dom == 1)
-		return n3t_parse_groups(n3t_cfg.dom[0].model, buf, count, groups);
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+	if (n3t_cfg.nr_types == 1)
+		return n3t_parse_groups(n3t_cfg.type[0].model, buf, count, groups);
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
 		/* rejects bad strings; handles "default" and "all" */
-		if (!n3t_parse_groups(n3t_cfg.dom[d].model, buf, count, &sel[d]))
+		if (!n3t_parse_groups(n3t_cfg.type[d].model, buf, count, &sel[d]))
 			continue;
 		memset(sel, 0, sizeof(sel));
 		if (count && buf[count - 1] == '\n')
@@ -241,11 +241,11 @@ int n3t_parse_selection(const char *buf, size_t count, u32 *groups)
 			return -EINVAL;
 		break;
 	}
-	if (d < n3t_cfg.nr_dom) {
+	if (d < n3t_cfg.nr_types) {
 		while ((name = n3t_next_name(buf, count, &pos, &len))) {
 			found = false;
-			for (d = 0; d < n3t_cfg.nr_dom; d++) {
-				g = n3t_group_by_name(n3t_cfg.dom[d].model, name, len);
+			for (d = 0; d < n3t_cfg.nr_types; d++) {
+				g = n3t_group_by_name(n3t_cfg.type[d].model, name, len);
 				if (g < 0)
 					continue;
 				if (sel[d] & BIT(g))
@@ -257,7 +257,7 @@ int n3t_parse_selection(const char *buf, size_t count, u32 *groups)
 				return -EINVAL;
 		}
 	}
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
+	for (d = 0; d < n3t_cfg.nr_types; d++)
 		if (!sel[d])
 			return -EINVAL;
 	memcpy(groups, sel, sizeof(sel));
@@ -271,9 +271,9 @@ void n3t_config_exit(void)
 {
 	unsigned int d;
 
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		kfree(n3t_cfg.dom[d].plan);
-		n3t_cfg.dom[d].plan = NULL;
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
+		kfree(n3t_cfg.type[d].plan);
+		n3t_cfg.type[d].plan = NULL;
 	}
 }
 
@@ -286,19 +286,19 @@ void n3t_config_exit(void)
  */
 int n3t_config_init(void)
 {
-	u32 sel[N3T_MAX_DOMAINS];
+	u32 sel[N3T_MAX_CORE_TYPES];
 	unsigned int d;
 	int ret;
 
 	n3t_cfg.interval_ms = interval_ms;
 	n3t_cfg.schedule = sched_param;
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		n3t_cfg.dom[d].plan = kzalloc(sizeof(*n3t_cfg.dom[d].plan), GFP_KERNEL);
-		if (!n3t_cfg.dom[d].plan) {
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
+		n3t_cfg.type[d].plan = kzalloc(sizeof(*n3t_cfg.type[d].plan), GFP_KERNEL);
+		if (!n3t_cfg.type[d].plan) {
 			ret = -ENOMEM;
 			goto err;
 		}
-		n3t_cfg.dom[d].plan->model = n3t_cfg.dom[d].model;
+		n3t_cfg.type[d].plan->model = n3t_cfg.type[d].model;
 	}
 	ret = n3t_parse_selection(groups, strlen(groups), sel);
 	if (ret) {
@@ -306,8 +306,8 @@ int n3t_config_init(void)
 		       groups);
 		goto err;
 	}
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		n3t_cfg.dom[d].plan->groups = sel[d];
+	for (d = 0; d < n3t_cfg.nr_types; d++)
+		n3t_cfg.type[d].plan->groups = sel[d];
 	return 0;
 err:
 	n3t_config_exit();

@@ -16,7 +16,7 @@
 
 #define N3T_INTERVAL_MIN	10
 #define N3T_INTERVAL_MAX	60000
-#define N3T_MAX_DOMAINS		4
+#define N3T_MAX_CORE_TYPES		4
 
 /**
  * enum n3t_schedule - which sets an interval counts (the schedule file)
@@ -32,7 +32,7 @@ enum n3t_schedule {
 };
 
 /**
- * struct n3t_domain - the CPUs of one core type, and how they are counted
+ * struct n3t_core_type - the CPUs of one core type, and how they are counted
  * @model: the tables of the core (matched by MIDR, or named by force=)
  * @forced: @model was named by force=, not matched
  * @midr: MIDR_EL1 of the first CPU found
@@ -55,7 +55,7 @@ enum n3t_schedule {
  * grows in CPU online callbacks.  Part of n3t_cfg, never freed; @plan is
  * freed when replaced and at unload.
  */
-struct n3t_domain {
+struct n3t_core_type {
 	const struct n3t_model *model;
 	bool forced;
 	u32 midr;
@@ -77,7 +77,7 @@ struct n3t_domain {
  *	writes, the enabled file, the re-pack work, test controls) and
  *	protects @exiting and @paused; held
  *	across cpuhp calls, so never taken by a sysfs reader
- * @lock: protects the domains' plans, @interval_ms and @schedule against readers;
+ * @lock: protects the core types' plans, @interval_ms and @schedule against readers;
  *	never held across cpuhp calls or while taking cpus_read_lock()
  * @interval_ms: interval length
  * @schedule: enum n3t_schedule; a CPU reads it when it is set up
@@ -88,8 +88,8 @@ struct n3t_domain {
  * @paused: collection is paused (enabled 0): no counter is held, and
  *	configuration writes are stored for the resume (read locklessly by
  *	the status files)
- * @nr_dom: domains in @dom
- * @dom: one per core type; the first is the boot CPU's
+ * @nr_types: core types in @type
+ * @type: one per core type; the first is the boot CPU's
  */
 struct n3t_config {
 	struct mutex reconf;	/* see above */
@@ -101,8 +101,8 @@ struct n3t_config {
 	unsigned int repacks_up;
 	bool exiting;
 	bool paused;
-	unsigned int nr_dom;
-	struct n3t_domain dom[N3T_MAX_DOMAINS];
+	unsigned int nr_types;
+	struct n3t_core_type type[N3T_MAX_CORE_TYPES];
 };
 
 extern struct n3t_config n3t_cfg;

@@ -36,13 +36,13 @@ static bool n3t_any_reduced(void)
 {
 	unsigned int d;
 
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		if (n3t_reduced(&n3t_cfg.dom[d]))
+	for (d = 0; d < n3t_cfg.nr_types; d++)
+		if (n3t_reduced(&n3t_cfg.type[d]))
 			return true;
 	return false;
 }
 
-static void n3t_warn_nofit(const struct n3t_domain *d, const char *what)
+static void n3t_warn_nofit(const struct n3t_core_type *d, const char *what)
 {
 	pr_warn_ratelimited("%s: no metric of the selected groups fits in %u programmable counters with the cycle counter %s; %s\n",
 			    d->model->name, d->capacity, d->cycle_counter ? "free" : "busy", what);
@@ -52,7 +52,7 @@ static void n3t_free_plans(struct n3t_plan **plans)
 {
 	unsigned int d;
 
-	for (d = 0; d < N3T_MAX_DOMAINS; d++)
+	for (d = 0; d < N3T_MAX_CORE_TYPES; d++)
 		kfree(plans[d]);
 }
 
@@ -60,8 +60,8 @@ static void n3t_counters_now(unsigned int *n)
 {
 	unsigned int d;
 
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		n[d] = n3t_cfg.dom[d].capacity + n3t_cfg.dom[d].cycle_counter;
+	for (d = 0; d < n3t_cfg.nr_types; d++)
+		n[d] = n3t_cfg.type[d].capacity + n3t_cfg.type[d].cycle_counter;
 }
 
 /*
@@ -73,13 +73,13 @@ static void n3t_counters_now(unsigned int *n)
  */
 static void n3t_repack_fn(struct work_struct *work)
 {
-	struct n3t_plan *plans[N3T_MAX_DOMAINS] = {};
-	unsigned int before[N3T_MAX_DOMAINS], after[N3T_MAX_DOMAINS], d;
+	struct n3t_plan *plans[N3T_MAX_CORE_TYPES] = {};
+	unsigned int before[N3T_MAX_CORE_TYPES], after[N3T_MAX_CORE_TYPES], d;
 	bool up, more = false, fewer = false;
 	int ret;
 
 	n3t_test_delay(N3T_HOOK_REPACK);
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
 		plans[d] = kmalloc(sizeof(*plans[d]), GFP_KERNEL);
 		if (!plans[d]) {
 			n3t_free_plans(plans);
@@ -101,11 +101,11 @@ static void n3t_repack_fn(struct work_struct *work)
 	ret = __n3t_reconfigure(NULL, N3T_KEEP, N3T_KEEP, plans);
 	memset(plans, 0, sizeof(plans));
 	n3t_counters_now(after);
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
 		if (after[d] != before[d])
 			pr_info("%s: re-packed for %u counters (was %u), %u sets\n",
-				n3t_cfg.dom[d].model->name, after[d], before[d],
-				n3t_cfg.dom[d].plan->nr_sets);
+				n3t_cfg.type[d].model->name, after[d], before[d],
+				n3t_cfg.type[d].plan->nr_sets);
 		more |= after[d] > before[d];
 		fewer |= after[d] < before[d];
 	}
@@ -134,24 +134,24 @@ out:
 
 /**
  * n3t_collect_reconfigure() - change groups, interval or schedule, restart collection
- * @groups: the new group selection per domain, or NULL to keep it
+ * @groups: the new group selection per core type, or NULL to keep it
  * @interval_ms: the new interval, or N3T_KEEP
  * @schedule: the new enum n3t_schedule, or N3T_KEEP
  *
  * Takes n3t_cfg.reconf; the plans are swapped under n3t_cfg.lock while
  * collection is stopped.  On failure the previous configuration is restored.
- * Return: 0; -ENOSPC if no selected metric of a domain fits in the counters
+ * Return: 0; -ENOSPC if no selected metric of a core type fits in the counters
  * found (the previous configuration goes on); -ENODEV once module exit has
  * begun; or another negative errno.
  */
 int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms,
 			    unsigned int schedule)
 {
-	struct n3t_plan *plans[N3T_MAX_DOMAINS] = {};
+	struct n3t_plan *plans[N3T_MAX_CORE_TYPES] = {};
 	unsigned int d;
 	int ret;
 
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
 		plans[d] = kmalloc(sizeof(*plans[d]), GFP_KERNEL);
 		if (!plans[d]) {
 			n3t_free_plans(plans);
@@ -164,14 +164,14 @@ int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms,
 	return ret;
 }
 
-/* Pack every domain's selection into @plans; a domain without CPUs gets no set. */
+/* Pack every core type's selection into @plans; a core type without CPUs gets no set. */
 static int n3t_pack_all(const u32 *groups, struct n3t_plan **plans, bool warn)
 {
 	unsigned int d;
 	int ret;
 
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		struct n3t_domain *dom = &n3t_cfg.dom[d];
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
+		struct n3t_core_type *dom = &n3t_cfg.type[d];
 
 		if (!dom->capacity) {
 			memset(plans[d], 0, sizeof(*plans[d]));
@@ -190,7 +190,7 @@ static int n3t_pack_all(const u32 *groups, struct n3t_plan **plans, bool warn)
 }
 
 /*
- * Make @plans the domains' plans, @interval_ms the interval and @schedule
+ * Make @plans the core types' plans, @interval_ms the interval and @schedule
  * the schedule, with collection stopped; @plans is left holding the
  * previous plans.
  */
@@ -200,15 +200,15 @@ static void n3t_swap_plans(struct n3t_plan **plans, unsigned int interval_ms,
 	unsigned int d;
 
 	mutex_lock(&n3t_cfg.lock);
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		swap(n3t_cfg.dom[d].plan, plans[d]);
+	for (d = 0; d < n3t_cfg.nr_types; d++)
+		swap(n3t_cfg.type[d].plan, plans[d]);
 	WRITE_ONCE(n3t_cfg.interval_ms, interval_ms);
 	WRITE_ONCE(n3t_cfg.schedule, schedule);
 	mutex_unlock(&n3t_cfg.lock);
 }
 
 /*
- * The above with n3t_cfg.reconf held; @plans (one per domain) are consumed.
+ * The above with n3t_cfg.reconf held; @plans (one per core type) are consumed.
  *
  * A write that cannot be applied is refused before anything stops: the
  * selection is packed for the counters the module has, and refused if it
@@ -223,10 +223,10 @@ static void n3t_swap_plans(struct n3t_plan **plans, unsigned int interval_ms,
 static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 			     unsigned int schedule, struct n3t_plan **plans)
 {
-	struct n3t_plan *probed[N3T_MAX_DOMAINS] = {};
-	unsigned int cap[N3T_MAX_DOMAINS], d;
-	bool cycle[N3T_MAX_DOMAINS];
-	u32 sel[N3T_MAX_DOMAINS];
+	struct n3t_plan *probed[N3T_MAX_CORE_TYPES] = {};
+	unsigned int cap[N3T_MAX_CORE_TYPES], d;
+	bool cycle[N3T_MAX_CORE_TYPES];
+	u32 sel[N3T_MAX_CORE_TYPES];
 	int ret;
 
 	lockdep_assert_held(&n3t_cfg.reconf);
@@ -234,10 +234,10 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 		ret = -ENODEV;
 		goto out;
 	}
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		sel[d] = groups ? groups[d] : n3t_cfg.dom[d].plan->groups;
-		cap[d] = n3t_cfg.dom[d].capacity;
-		cycle[d] = n3t_cfg.dom[d].cycle_counter;
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
+		sel[d] = groups ? groups[d] : n3t_cfg.type[d].plan->groups;
+		cap[d] = n3t_cfg.type[d].capacity;
+		cycle[d] = n3t_cfg.type[d].cycle_counter;
 	}
 	if (interval_ms == N3T_KEEP)
 		interval_ms = n3t_cfg.interval_ms;
@@ -256,7 +256,7 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 		WRITE_ONCE(n3t_repack_off, false);
 		goto out;
 	}
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
 		probed[d] = kmalloc(sizeof(*probed[d]), GFP_KERNEL);
 		if (!probed[d]) {
 			ret = -ENOMEM;
@@ -279,9 +279,9 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 		 * the capacity the current plans were packed for.
 		 */
 		mutex_lock(&n3t_cfg.lock);
-		for (d = 0; d < n3t_cfg.nr_dom; d++) {
-			n3t_cfg.dom[d].capacity = cap[d];
-			n3t_cfg.dom[d].cycle_counter = cycle[d];
+		for (d = 0; d < n3t_cfg.nr_types; d++) {
+			n3t_cfg.type[d].capacity = cap[d];
+			n3t_cfg.type[d].cycle_counter = cycle[d];
 		}
 		mutex_unlock(&n3t_cfg.lock);
 	}
@@ -319,19 +319,19 @@ static int n3t_left_out_error(void)
  */
 static int n3t_resume(void)
 {
-	struct n3t_plan *plans[N3T_MAX_DOMAINS] = {};
-	unsigned int cap[N3T_MAX_DOMAINS], d;
-	bool cycle[N3T_MAX_DOMAINS];
-	u32 sel[N3T_MAX_DOMAINS];
+	struct n3t_plan *plans[N3T_MAX_CORE_TYPES] = {};
+	unsigned int cap[N3T_MAX_CORE_TYPES], d;
+	bool cycle[N3T_MAX_CORE_TYPES];
+	u32 sel[N3T_MAX_CORE_TYPES];
 	int ret = 0;
 
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
 		plans[d] = kmalloc(sizeof(*plans[d]), GFP_KERNEL);
 		if (!plans[d])
 			ret = -ENOMEM;
-		sel[d] = n3t_cfg.dom[d].plan->groups;
-		cap[d] = n3t_cfg.dom[d].capacity;
-		cycle[d] = n3t_cfg.dom[d].cycle_counter;
+		sel[d] = n3t_cfg.type[d].plan->groups;
+		cap[d] = n3t_cfg.type[d].capacity;
+		cycle[d] = n3t_cfg.type[d].cycle_counter;
 	}
 	if (ret)
 		goto out;
@@ -353,9 +353,9 @@ static int n3t_resume(void)
 	n3t_swap_plans(plans, n3t_cfg.interval_ms, n3t_cfg.schedule);
 restore:
 	mutex_lock(&n3t_cfg.lock);
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		n3t_cfg.dom[d].capacity = cap[d];
-		n3t_cfg.dom[d].cycle_counter = cycle[d];
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
+		n3t_cfg.type[d].capacity = cap[d];
+		n3t_cfg.type[d].cycle_counter = cycle[d];
 	}
 	mutex_unlock(&n3t_cfg.lock);
 out:
@@ -409,7 +409,7 @@ int n3t_collect_enable(bool on)
 /**
  * n3t_collect_init() - probe the PMU and start collecting on every CPU
  *
- * The domains (model, slots, usable, pmu_total, reserved, CPUs, and the
+ * The core types (model, slots, usable, pmu_total, reserved, CPUs, and the
  * initial plans' groups), n3t_cfg.pmu_type and n3t_cfg.interval_ms are set
  * by the caller.
  * Return: 0 or a negative errno.
@@ -430,8 +430,8 @@ int n3t_collect_init(void)
 		pr_err("probing the PMU failed (error %d)\n", ret);
 	if (ret)
 		return ret;
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		struct n3t_domain *dom = &n3t_cfg.dom[d];
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
+		struct n3t_core_type *dom = &n3t_cfg.type[d];
 
 		dom->load_capacity = dom->capacity;
 		dom->load_cycle_counter = dom->cycle_counter;

@@ -5,7 +5,7 @@
  * force=, or test_models=), what its PMU implements (PMCEID, PMCR_EL0.N,
  * PMMIR_EL1.SLOTS), the PMU to count with (pmu_type=), and which CPUs the
  * module may touch at all (cpu_is_isolated()).  The CPUs of one core type
- * are one struct n3t_domain of n3t_cfg; n3t_detect() makes them at load,
+ * are one struct n3t_core_type of n3t_cfg; n3t_detect() makes them at load,
  * the online callbacks add CPUs that come later (n3t_cpu_identify()).
  *
  * Calls only config.c, the engine and the tables; includes config.h,
@@ -155,31 +155,31 @@ static void n3t_pmceid(const struct n3t_model *model, const u64 *id, unsigned lo
 }
 
 /**
- * n3t_domain_of() - the domain a CPU belongs to
+ * n3t_core_type_of() - the core type a CPU belongs to
  * @id: what the CPU said about itself (n3t_read_id())
- * @create: add a domain for a core type not seen yet
+ * @create: add a core type for a core type not seen yet
  *
  * Called at load for the online CPUs (@create true) and by the CPU online
  * callbacks for CPUs that come later (@create false: it only reads the
- * domains, which no longer change, and the callers add the CPU).
- * Return: the domain, or NULL for a core no table describes (or too many
+ * core types, which no longer change, and the callers add the CPU).
+ * Return: the core type, or NULL for a core no table describes (or too many
  * core types).
  */
-static struct n3t_domain *n3t_domain_of(const struct n3t_cpu_id *id, bool create)
+static struct n3t_core_type *n3t_core_type_of(const struct n3t_cpu_id *id, bool create)
 {
 	const struct n3t_model *model = n3t_test_model(id->cpu) ?: n3t_forced_model() ?:
 					n3t_match_model(id->midr);
-	struct n3t_domain *d;
+	struct n3t_core_type *d;
 	unsigned int i;
 
 	if (!model)
 		return NULL;
-	for (i = 0; i < n3t_cfg.nr_dom; i++)
-		if (n3t_cfg.dom[i].model == model)
-			return &n3t_cfg.dom[i];
-	if (!create || n3t_cfg.nr_dom == N3T_MAX_DOMAINS)
+	for (i = 0; i < n3t_cfg.nr_types; i++)
+		if (n3t_cfg.type[i].model == model)
+			return &n3t_cfg.type[i];
+	if (!create || n3t_cfg.nr_types == N3T_MAX_CORE_TYPES)
 		return NULL;
-	d = &n3t_cfg.dom[n3t_cfg.nr_dom++];
+	d = &n3t_cfg.type[n3t_cfg.nr_types++];
 	d->model = model;
 	d->forced = n3t_test_model(id->cpu) || n3t_forced_model();
 	d->midr = id->midr;
@@ -203,19 +203,19 @@ static struct n3t_domain *n3t_domain_of(const struct n3t_cpu_id *id, bool create
 }
 
 /**
- * n3t_cpu_identify() - the domain of the calling CPU, for online callbacks
+ * n3t_cpu_identify() - the core type of the calling CPU, for online callbacks
  *
- * Runs on the CPU coming online; adds it to its domain's CPUs, so that
+ * Runs on the CPU coming online; adds it to its core type's CPUs, so that
  * whichever online callback runs first (collection, sysfs) finds it there.
- * Return: its domain, or NULL.
+ * Return: its core type, or NULL.
  */
-struct n3t_domain *n3t_cpu_identify(void)
+struct n3t_core_type *n3t_cpu_identify(void)
 {
-	struct n3t_domain *d;
+	struct n3t_core_type *d;
 	struct n3t_cpu_id id;
 
 	n3t_read_id(&id);
-	d = n3t_domain_of(&id, false);
+	d = n3t_core_type_of(&id, false);
 	if (d)
 		cpumask_set_cpu(id.cpu, &d->cpus);
 	return d;
@@ -269,7 +269,7 @@ static bool n3t_names_cpu_pmu(u32 type)
  */
 int n3t_detect(void)
 {
-	struct n3t_domain *d;
+	struct n3t_core_type *d;
 	struct n3t_cpu_id id;
 	unsigned int cpu, i, unknown = 0;
 	u32 unknown_midr = 0;
@@ -288,7 +288,7 @@ int n3t_detect(void)
 		ret = smp_call_function_single(cpu, n3t_read_id, &id, 1);
 		if (ret)
 			break;
-		d = n3t_domain_of(&id, true);
+		d = n3t_core_type_of(&id, true);
 		if (d) {
 			cpumask_set_cpu(cpu, &d->cpus);
 		} else {
@@ -299,14 +299,14 @@ int n3t_detect(void)
 	cpus_read_unlock();
 	if (ret)
 		return ret;
-	if (!n3t_cfg.nr_dom) {
+	if (!n3t_cfg.nr_types) {
 		pr_err("CPU is implementer 0x%02x part 0x%03x r%up%u, a core no table describes; load with force=<table> to use one anyway\n",
 		       MIDR_IMPLEMENTOR(unknown_midr), MIDR_PARTNUM(unknown_midr),
 		       MIDR_VARIANT(unknown_midr), MIDR_REVISION(unknown_midr));
 		return -ENODEV;
 	}
-	for (i = 0; i < n3t_cfg.nr_dom; i++) {
-		d = &n3t_cfg.dom[i];
+	for (i = 0; i < n3t_cfg.nr_types; i++) {
+		d = &n3t_cfg.type[i];
 		if (d->pmu_total && d->reserved >= d->pmu_total) {
 			pr_err("reserve=%d: the %s PMU has only %u counters\n", n3t_param_reserve,
 			       d->model->name, d->pmu_total);
@@ -320,17 +320,17 @@ int n3t_detect(void)
 }
 
 /**
- * n3t_cpu_domain() - the domain of a CPU
+ * n3t_cpu_core_type() - the core type of a CPU
  * @cpu: the CPU
- * Return: the domain of its core type, or NULL if none was seen for it.
+ * Return: the core type of its core type, or NULL if none was seen for it.
  */
-struct n3t_domain *n3t_cpu_domain(unsigned int cpu)
+struct n3t_core_type *n3t_cpu_core_type(unsigned int cpu)
 {
 	unsigned int d;
 
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		if (cpumask_test_cpu(cpu, &n3t_cfg.dom[d].cpus))
-			return &n3t_cfg.dom[d];
+	for (d = 0; d < n3t_cfg.nr_types; d++)
+		if (cpumask_test_cpu(cpu, &n3t_cfg.type[d].cpus))
+			return &n3t_cfg.type[d];
 	return NULL;
 }
 

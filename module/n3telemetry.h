@@ -152,7 +152,7 @@ struct n3t_cpu_set {
  * struct n3t_cpu - per-CPU collection state
  * @rcu: frees the structure after readers are done (first: kvfree_rcu limit)
  * @cpu: the CPU
- * @dom: the CPU's domain
+ * @dom: the CPU's core type
  * @plan: the plan it was built for (constant while it exists)
  * @nr_sets: @plan->nr_sets
  * @nr_ev: n3t_plan_nr_events(@plan): entries of @ev and @pub_delta
@@ -207,7 +207,7 @@ struct n3t_cpu_set {
 struct n3t_cpu {
 	struct rcu_head rcu;
 	unsigned int cpu;
-	const struct n3t_domain *dom;
+	const struct n3t_core_type *dom;
 	const struct n3t_plan *plan;
 	unsigned int nr_sets;
 	unsigned int nr_ev;
@@ -300,7 +300,7 @@ int n3t_sampler_init(void);
 void n3t_sampler_exit(void);
 void n3t_start(bool quiet);
 void n3t_stop(void);
-bool n3t_reduced(const struct n3t_domain *d);
+bool n3t_reduced(const struct n3t_core_type *d);
 
 /*
  * The re-pack requests: a sampler that sees a set starved, or the counters
@@ -319,6 +319,6 @@ extern atomic_t n3t_cpu_warned;
 
 /* Creation points that fault injection can fail */
 struct perf_event *n3t_create(unsigned int cpu, unsigned int code);
-struct n3t_cpu *n3t_cpu_alloc(const struct n3t_domain *dom);
+struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom);
 
 #endif /* N3T_N3TELEMETRY_H */

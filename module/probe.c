@@ -26,7 +26,7 @@
  * A pinned event that gets no counter sits in the error state and
  * accumulates no running time, which is all that is looked at.
  */
-static int n3t_probe_run(const struct n3t_domain *d, unsigned int cpu, unsigned int n,
+static int n3t_probe_run(const struct n3t_core_type *d, unsigned int cpu, unsigned int n,
 			 bool with_cycles)
 {
 	const struct n3t_model *model = d->model;
@@ -80,7 +80,7 @@ out:
  * One CPU: programmable counters usable next to CPU_CYCLES, and without it.
  * Running out of usable events ends the count; another error fails.
  */
-static int n3t_probe_cpu(const struct n3t_domain *d, unsigned int cpu, unsigned int *with,
+static int n3t_probe_cpu(const struct n3t_core_type *d, unsigned int cpu, unsigned int *with,
 			 unsigned int *without)
 {
 	unsigned int n;
@@ -113,7 +113,7 @@ static int n3t_probe_cpu(const struct n3t_domain *d, unsigned int cpu, unsigned 
  * event, if it runs, is among them.  Programmable counters are given up
  * first (the cycle counter is worth more to the module).
  */
-static int n3t_leave_reserved(struct n3t_domain *d, unsigned int *cap, bool *cycle)
+static int n3t_leave_reserved(struct n3t_core_type *d, unsigned int *cap, bool *cycle)
 {
 	unsigned int found = *cap + *cycle, limit;
 
@@ -136,26 +136,26 @@ static int n3t_leave_reserved(struct n3t_domain *d, unsigned int *cap, bool *cyc
 /**
  * n3t_probe_capacity() - how many counters each core type can use now
  *
- * Probe every online CPU that collects and keep, per domain, what all of its
+ * Probe every online CPU that collects and keep, per core type, what all of its
  * CPUs can do: the smallest capacity, and the cycle counter only if it is
  * free everywhere (CPU_CYCLES took a programmable counter where more events
- * ran without it).  A domain with no such CPU keeps what it had.
+ * ran without it).  A core type with no such CPU keeps what it had.
  * Return: 0; -EBUSY when a core type has no counter free; -ENODEV when no
  * CPU could be probed; or the error creating a counter.
  */
 int n3t_probe_capacity(void)
 {
-	unsigned int cpu, with, without, cap[N3T_MAX_DOMAINS], d;
-	bool cycle[N3T_MAX_DOMAINS], any[N3T_MAX_DOMAINS] = {}, some = false;
+	unsigned int cpu, with, without, cap[N3T_MAX_CORE_TYPES], d;
+	bool cycle[N3T_MAX_CORE_TYPES], any[N3T_MAX_CORE_TYPES] = {}, some = false;
 	int ret = 0;
 
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
 		cap[d] = N3T_MAX_CAPACITY;
 		cycle[d] = true;
 	}
 	/* one CPU at a time: CPU hotplug waits for one CPU's probe at most */
 	for_each_possible_cpu(cpu) {
-		struct n3t_domain *dom = n3t_cpu_domain(cpu);
+		struct n3t_core_type *dom = n3t_cpu_core_type(cpu);
 		bool probed = false;
 
 		if (!dom || !n3t_cpu_wanted(cpu))
@@ -170,17 +170,17 @@ int n3t_probe_capacity(void)
 			break;
 		if (!probed)
 			continue;
-		d = dom - n3t_cfg.dom;
+		d = dom - n3t_cfg.type;
 		cycle[d] &= without <= with;
 		cap[d] = min(cap[d], max(with, without));
 		any[d] = true;
 	}
-	for (d = 0; !ret && d < n3t_cfg.nr_dom; d++) {
+	for (d = 0; !ret && d < n3t_cfg.nr_types; d++) {
 		/* capacity 0 means "never probed": a probed core has a counter */
 		if (any[d] && !cap[d])
 			ret = -EBUSY;
 		else if (any[d])
-			ret = n3t_leave_reserved(&n3t_cfg.dom[d], &cap[d], &cycle[d]);
+			ret = n3t_leave_reserved(&n3t_cfg.type[d], &cap[d], &cycle[d]);
 		some |= any[d];
 	}
 	if (!ret && !some)
@@ -188,21 +188,21 @@ int n3t_probe_capacity(void)
 	if (ret)
 		return ret;
 	mutex_lock(&n3t_cfg.lock);
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
 		if (!any[d])
 			continue;
-		n3t_cfg.dom[d].cycle_counter = cycle[d];
-		n3t_cfg.dom[d].capacity = cap[d];
+		n3t_cfg.type[d].cycle_counter = cycle[d];
+		n3t_cfg.type[d].capacity = cap[d];
 	}
 	mutex_unlock(&n3t_cfg.lock);
 	return 0;
 }
 
 /*
- * Which of a domain's events the PMU accepts, tried on one of its CPUs.
+ * Which of a core type's events the PMU accepts, tried on one of its CPUs.
  * Return: 0, -ENODEV without CPU_CYCLES, or -ENOMEM.
  */
-static int n3t_check_events(struct n3t_domain *d, unsigned int cpu)
+static int n3t_check_events(struct n3t_core_type *d, unsigned int cpu)
 {
 	const struct n3t_model *model = d->model;
 	char bad[512];
@@ -248,8 +248,8 @@ int n3t_probe_events(void)
 	int ret;
 
 	cpus_read_lock();	/* the CPU the events are tried on stays online */
-	for (d = 0, ret = 0; !ret && d < n3t_cfg.nr_dom; d++) {
-		struct n3t_domain *dom = &n3t_cfg.dom[d];
+	for (d = 0, ret = 0; !ret && d < n3t_cfg.nr_types; d++) {
+		struct n3t_core_type *dom = &n3t_cfg.type[d];
 
 		cpu = cpumask_first_and(&dom->cpus, cpu_online_mask);
 		if (cpu < nr_cpu_ids)

@@ -326,7 +326,7 @@ def load(path):
 
 PAGE_BYTES = 4096
 VALUE_BUF = 24		# engine.h N3T_VALUE_BUF: a formatted value or age
-MAX_DOMAINS = 4		# n3telemetry.h N3T_MAX_DOMAINS: core types at once
+MAX_CORE_TYPES = 4		# config.h N3T_MAX_CORE_TYPES: core types at once
 U64 = '1' * 20		# %llu: 18446744073709551615
 U32 = '1' * 10		# %u: 4294967295
 VALUE = 'v' * (VALUE_BUF - 1)
@@ -354,9 +354,9 @@ TEXT_FILES = [
     ('dir_cpu_model', 'DIR_CPU_MODEL', 'cpuN/cpu_model, system/cpu_model',
      'the longest name'),
     ('group_list', 'GROUP_LIST', 'groups, available_groups',
-     'the names of the N3T_MAX_DOMAINS models with the most'),
+     'the names of the N3T_MAX_CORE_TYPES models with the most'),
     ('cpu_model', 'CPU_MODEL', 'cpu_model',
-     'the N3T_MAX_DOMAINS longest names, all forced'),
+     'the N3T_MAX_CORE_TYPES longest names, all forced'),
 ]
 # Files known not to fit in a page whatever the bound: reported, not
 # refused, and not in N3T_TEXT_MAX; sysfs.c says so where they are shown.
@@ -401,9 +401,9 @@ def text_bounds(mdl):
 
 
 def text_bounds_all(models):
-    """{key: bytes}: the files that list several models at once: one domain
-    per core type, at most MAX_DOMAINS, each a different model."""
-    k = min(MAX_DOMAINS, len(models))
+    """{key: bytes}: the files that list several models at once: one core type
+    per core type, at most MAX_CORE_TYPES, each a different model."""
+    k = min(MAX_CORE_TYPES, len(models))
     lists = []
     for some in itertools.combinations(models, k):
         names = {f for m in some for f, _, _ in m['groups']}
@@ -542,7 +542,7 @@ def emit_header(models, out):
     else:
         w(' * against its own.  N3T_TEXT_MAX: the longest of them.\n */\n')
     w(f'#define N3T_TEXT_VALUE_BUF\t{VALUE_BUF}\t/* N3T_VALUE_BUF */\n')
-    w(f'#define N3T_TEXT_DOMAINS\t{MAX_DOMAINS}\t/* N3T_MAX_DOMAINS */\n')
+    w(f'#define N3T_TEXT_CORE_TYPES\t{MAX_CORE_TYPES}\t/* N3T_MAX_CORE_TYPES */\n')
     rows = text_table(models)
     for key, n, where in rows:
         _, macro, files, assume = next(t for t in TEXT_FILES if t[0] == key)
