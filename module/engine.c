@@ -2,7 +2,8 @@
 /*
  * n3telemetry engine: exact fixed-point evaluation of the metric formulas,
  * lookups, group selection and the event-set packer.  See engine.h; the
- * tables themselves are in models.c.
+ * tables themselves are in models.c.  Calls nothing else of the module
+ * (the bottom layer with models.c); includes only engine.h.
  */
 #include "engine.h"
 

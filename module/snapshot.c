@@ -7,6 +7,11 @@
  * reads at later offsets continue it, and nothing another reader does can
  * change it.  A character device is used because a sysfs file has no open
  * and release of its own and hands out at most a page per read.
+ *
+ * A front-end: reads the configuration (config.c), the core types
+ * (coretype.c) and the sampler through its read API only (n3t_read_cpu(),
+ * n3t_group_age()), and calls nothing else of the module but the engine;
+ * includes n3telemetry.h and snapshot.h.  Nothing calls it but main.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
