@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * n3telemetry collection: per-CPU kernel counters (flexible, or pinned with
+ * n3telemetry sampler: per-CPU kernel counters (flexible, or pinned with
  * pinned=1), one event set counting at a time, switched by a CPU-bound
  * deferrable work item on a schedule (enum n3t_schedule: by default the
- * first group's sets every interval and the others in turn); CPU hotplug;
- * capacity probing; publication of each set's latest interval.
+ * first group's sets every interval and the others in turn); the CPU
+ * hotplug callbacks; publication of each set's latest interval, and the
+ * narrow read API over it (n3t_read_cpu(), n3t_group_age(), n3t_cpu_state(),
+ * n3t_read_cost()).  When a set stays starved for counters, or a look finds
+ * the counters of load free again, it asks control.c to re-pack by queueing
+ * n3t_repack_work.
  *
  * perf_event_create_kernel_counter() cannot create groups, so the module
  * itself guarantees co-scheduling: every event of every set is created
@@ -24,19 +28,20 @@
  * stopped it no sampler or re-pack work can run.
  * Telemetry never keeps a CPU offline: the online callback always succeeds,
  * and a CPU it could not set up is left uncollected (its status says why).
+ *
+ * Layering: calls only config.c (n3t_cfg, the test hooks), coretype.c
+ * (n3t_cpu_identify(), n3t_cpu_wanted()) and the engine; includes only
+ * n3telemetry.h.  Called by control.c (lifecycle), probe.c (n3t_create())
+ * and the front-ends (the read API).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
-#include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/error-injection.h>
-#include <linux/kstrtox.h>
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
-#include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -51,11 +56,9 @@ static DEFINE_PER_CPU(int, n3t_state);
 static enum cpuhp_state n3t_hp_state;
 /* collection runs: a CPU coming online is set up (written under n3t_cfg.reconf) */
 static bool n3t_running;
-static struct workqueue_struct *n3t_wq;
-static struct dentry *n3t_debugfs;
+struct workqueue_struct *n3t_wq;
 #ifdef N3T_TEST_HOOKS
 /* Test builds: slices end only when "advance" is written (debugfs "manual"). */
-static bool n3t_manual;
 static bool n3t_manual_mode(void)
 {
 	return READ_ONCE(n3t_manual);
@@ -71,29 +74,22 @@ static bool n3t_manual_mode(void)
 #define N3T_REPACK_AFTER	3
 /* while reduced, a CPU looks every N3T_LOOK_EVERY intervals (n3t_look()) */
 #define N3T_LOOK_EVERY		4
-/* after a step up that found no more counters, look again 8, 16, ... 256 intervals later */
-#define N3T_LOOK_BACKOFF	8
-#define N3T_LOOK_BACKOFF_MAX	256
 /* n3t_end_slice(): no set counts next, every counter goes off */
 #define N3T_NO_SET		UINT_MAX
-static unsigned int n3t_look_backoff = N3T_LOOK_BACKOFF;	/* re-pack work only */
-static void n3t_repack_fn(struct work_struct *work);
-static DECLARE_WORK(n3t_repack_work, n3t_repack_fn);
+/* the re-pack request: its function is control.c's n3t_repack_fn() */
+struct work_struct n3t_repack_work;
 /* set when a re-pack did not help; cleared by the next reconfiguration */
-static bool n3t_repack_off;
+bool n3t_repack_off;
 /* no look queues a re-pack before this (jiffies): set after a vain step up */
-static unsigned long n3t_look_after;
+unsigned long n3t_look_after;
 /* a look saw the load-time counters free: the queued re-pack steps up */
-static bool n3t_repack_up;
+bool n3t_repack_up;
 /* collection starts so far (under reconf), and the one a request came from */
-static unsigned int n3t_gen;
-static unsigned int n3t_repack_gen;
-static unsigned int n3t_repack_up_gen;
+unsigned int n3t_gen;
+unsigned int n3t_repack_gen;
+unsigned int n3t_repack_up_gen;
 /* the first CPU that could not be set up since the last start is logged */
-static atomic_t n3t_cpu_warned;
-static int n3t_probe_capacity(void);
-static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
-			     unsigned int schedule, struct n3t_plan **plans);
+atomic_t n3t_cpu_warned;
 
 static const char * const n3t_state_names[N3T_NR_CPU_STATES] = {
 	[N3T_CPU_OFFLINE] = "stopped",
@@ -104,21 +100,6 @@ static const char * const n3t_state_names[N3T_NR_CPU_STATES] = {
 	[N3T_CPU_UNSUPPORTED] = "unsupported-core",
 	[N3T_CPU_PAUSED] = "paused",
 };
-
-/**
- * n3t_cpu_domain() - the domain of a CPU
- * @cpu: the CPU
- * Return: the domain of its core type, or NULL if none was seen for it.
- */
-struct n3t_domain *n3t_cpu_domain(unsigned int cpu)
-{
-	unsigned int d;
-
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		if (cpumask_test_cpu(cpu, &n3t_cfg.dom[d].cpus))
-			return &n3t_cfg.dom[d];
-	return NULL;
-}
 
 /**
  * n3t_cpu_state() - whether a CPU collects
@@ -145,27 +126,6 @@ const char *n3t_cpu_state_name(enum n3t_cpu_state state)
 	return state < N3T_NR_CPU_STATES ? n3t_state_names[state] : "unknown";
 }
 
-/**
- * n3t_cpu_wanted() - whether collection may run on a CPU at all
- * @cpu: the CPU
- *
- * Not on an isolated CPU (nohz_full, isolcpus, a cpuset isolated partition
- * where the kernel knows them: cpu_is_isolated()) unless isolated=1: such a
- * CPU was promised no kernel noise, and a slice timer, an event created or
- * a function called on it is noise.
- * Return: true to collect on @cpu.
- */
-bool n3t_cpu_wanted(unsigned int cpu)
-{
-	if (n3t_isolated)
-		return true;
-#ifdef N3T_HAVE_CPU_IS_ISOLATED
-	return !cpu_is_isolated(cpu);
-#else
-	return housekeeping_cpu(cpu, HK_TYPE_TICK) && housekeeping_cpu(cpu, HK_TYPE_DOMAIN);
-#endif
-}
-
 /* Global and not inlined, so that fault injection can fail it (fail_function). */
 noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int code)
 {
@@ -180,11 +140,6 @@ noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int code)
 	return perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 }
 ALLOW_ERROR_INJECTION(n3t_create, ERRNO);
-
-const char * const n3t_schedule_names[N3T_NR_SCHEDULES] = {
-	[N3T_SCHED_ROTATE] = "rotate",
-	[N3T_SCHED_ALL] = "all",
-};
 
 /* The interval in jiffies: at least a jiffy per slice. */
 static unsigned long n3t_interval_jiffies(const struct n3t_cpu *pc)
@@ -438,21 +393,15 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	}
 }
 
-/* A domain runs below the capacity it found at load. */
-static bool n3t_reduced(const struct n3t_domain *d)
+/**
+ * n3t_reduced() - a core type runs below the capacity it found at load
+ * @d: the core type
+ * Return: true if it has fewer counters than at load.
+ */
+bool n3t_reduced(const struct n3t_core_type *d)
 {
 	return d->capacity < d->load_capacity ||
 	       (d->load_cycle_counter && !d->cycle_counter);
-}
-
-static bool n3t_any_reduced(void)
-{
-	unsigned int d;
-
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		if (n3t_reduced(&n3t_cfg.dom[d]))
-			return true;
-	return false;
 }
 
 /*
@@ -540,7 +489,7 @@ static void n3t_slice_work(struct work_struct *work)
  * Look events: while the module runs below its load-time capacity, one per
  * counter it had at load (CPU_CYCLES for the cycle counter, if it had it).
  */
-static unsigned int n3t_nr_look(const struct n3t_domain *d)
+static unsigned int n3t_nr_look(const struct n3t_core_type *d)
 {
 	if (!n3t_reduced(d))
 		return 0;
@@ -551,7 +500,7 @@ static unsigned int n3t_nr_look(const struct n3t_domain *d)
  * One allocation for everything a CPU needs, sized by the plan.  Global
  * and not inlined, so that fault injection can fail it (fail_function).
  */
-noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_domain *dom)
+noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 {
 	const struct n3t_plan *plan = dom->plan;
 	unsigned int nr_sets = plan->nr_sets, nr_ev = n3t_plan_nr_events(plan);
@@ -623,7 +572,7 @@ static void n3t_cpu_release_events(struct n3t_cpu *pc)
  */
 static int n3t_cpu_create_look(struct n3t_cpu *pc)
 {
-	const struct n3t_domain *d = pc->dom;
+	const struct n3t_core_type *d = pc->dom;
 	const struct n3t_model *model = d->model;
 	unsigned int i, n = pc->nr_look, e, prog = N3T_MAX_EVENTS;
 	struct perf_event_attr attr = {
@@ -711,7 +660,7 @@ static void n3t_cpu_left_out(unsigned int cpu, enum n3t_cpu_state state, int err
  */
 static int n3t_cpu_online(unsigned int cpu)
 {
-	struct n3t_domain *d;
+	struct n3t_core_type *d;
 	struct n3t_cpu *pc;
 	int ret;
 
@@ -911,7 +860,7 @@ static long n3t_cpu_down_fn(void *cpu)
  * left out (its state says why).
  * @quiet: a CPU left out is not logged (the caller says what failed)
  */
-static void n3t_start(bool quiet)
+void n3t_start(bool quiet)
 {
 	unsigned int cpu;
 
@@ -937,7 +886,7 @@ static void n3t_start(bool quiet)
  * down by work on that CPU, one CPU at a time; the others' states are only
  * written (a CPU left out ends "stopped", an isolated one stays isolated).
  */
-static void n3t_stop(void)
+void n3t_stop(void)
 {
 	unsigned int cpu;
 
@@ -954,563 +903,36 @@ static void n3t_stop(void)
 	}
 }
 
-static void n3t_warn_nofit(const struct n3t_domain *d, const char *what)
-{
-	pr_warn_ratelimited("%s: no metric of the selected groups fits in %u programmable counters with the cycle counter %s; %s\n",
-			    d->model->name, d->capacity, d->cycle_counter ? "free" : "busy", what);
-}
-
-static void n3t_free_plans(struct n3t_plan **plans)
-{
-	unsigned int d;
-
-	for (d = 0; d < N3T_MAX_DOMAINS; d++)
-		kfree(plans[d]);
-}
-
 /**
- * n3t_collect_reconfigure() - change groups, interval or schedule, restart collection
- * @groups: the new group selection per domain, or NULL to keep it
- * @interval_ms: the new interval, or N3T_KEEP
- * @schedule: the new enum n3t_schedule, or N3T_KEEP
- *
- * Takes n3t_cfg.reconf; the plans are swapped under n3t_cfg.lock while
- * collection is stopped.  On failure the previous configuration is restored.
- * Return: 0; -ENOSPC if no selected metric of a domain fits in the counters
- * found (the previous configuration goes on); -ENODEV once module exit has
- * begun; or another negative errno.
+ * n3t_read_cost() - what a CPU's sampler has cost so far
+ * @cpu: the CPU
+ * @cost: where to copy it
+ * Return: false if the CPU is not collecting (then @cost is untouched).
  */
-int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms,
-			    unsigned int schedule)
+bool n3t_read_cost(unsigned int cpu, struct n3t_cost *cost)
 {
-	struct n3t_plan *plans[N3T_MAX_DOMAINS] = {};
-	unsigned int d;
-	int ret;
-
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		plans[d] = kmalloc(sizeof(*plans[d]), GFP_KERNEL);
-		if (!plans[d]) {
-			n3t_free_plans(plans);
-			return -ENOMEM;
-		}
-	}
-	mutex_lock(&n3t_cfg.reconf);
-	ret = __n3t_reconfigure(groups, interval_ms, schedule, plans);
-	mutex_unlock(&n3t_cfg.reconf);
-	return ret;
-}
-
-/* Pack every domain's selection into @plans; a domain without CPUs gets no set. */
-static int n3t_pack_all(const u32 *groups, struct n3t_plan **plans, bool warn)
-{
-	unsigned int d;
-	int ret;
-
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		struct n3t_domain *dom = &n3t_cfg.dom[d];
-
-		if (!dom->capacity) {
-			memset(plans[d], 0, sizeof(*plans[d]));
-			plans[d]->model = dom->model;
-			plans[d]->groups = groups[d];
-			continue;
-		}
-		ret = n3t_pack(dom->model, groups[d], dom->capacity, dom->cycle_counter, plans[d]);
-		if (ret) {
-			if (ret == -ENOSPC && warn)
-				n3t_warn_nofit(dom, "keeping the current selection");
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/*
- * Make @plans the domains' plans, @interval_ms the interval and @schedule
- * the schedule, with collection stopped; @plans is left holding the
- * previous plans.
- */
-static void n3t_swap_plans(struct n3t_plan **plans, unsigned int interval_ms,
-			   unsigned int schedule)
-{
-	unsigned int d;
-
-	mutex_lock(&n3t_cfg.lock);
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		swap(n3t_cfg.dom[d].plan, plans[d]);
-	WRITE_ONCE(n3t_cfg.interval_ms, interval_ms);
-	WRITE_ONCE(n3t_cfg.schedule, schedule);
-	mutex_unlock(&n3t_cfg.lock);
-}
-
-/*
- * The above with n3t_cfg.reconf held; @plans (one per domain) are consumed.
- *
- * A write that cannot be applied is refused before anything stops: the
- * selection is packed for the counters the module has, and refused if it
- * does not fit them (-ENOSPC).  Once it fits, collection stops, the
- * counters are probed again (the module's own are free then), and the
- * selection is packed for what the probe found.  Collection then restarts:
- * only the interval under way is lost, and the sequence numbers and
- * cumulative counts continue.  If others took counters since the last probe
- * and the selection does not fit what is left, the write fails (-ENOSPC)
- * after all, and collection restarts as it was, plans and capacity.
- */
-static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
-			     unsigned int schedule, struct n3t_plan **plans)
-{
-	struct n3t_plan *probed[N3T_MAX_DOMAINS] = {};
-	unsigned int cap[N3T_MAX_DOMAINS], d;
-	bool cycle[N3T_MAX_DOMAINS];
-	u32 sel[N3T_MAX_DOMAINS];
-	int ret;
-
-	lockdep_assert_held(&n3t_cfg.reconf);
-	if (n3t_cfg.exiting) {
-		ret = -ENODEV;
-		goto out;
-	}
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		sel[d] = groups ? groups[d] : n3t_cfg.dom[d].plan->groups;
-		cap[d] = n3t_cfg.dom[d].capacity;
-		cycle[d] = n3t_cfg.dom[d].cycle_counter;
-	}
-	if (interval_ms == N3T_KEEP)
-		interval_ms = n3t_cfg.interval_ms;
-	if (schedule == N3T_KEEP)
-		schedule = n3t_cfg.schedule;
-	/* nothing has changed yet: a selection that does not fit is refused */
-	ret = n3t_pack_all(sel, plans, true);
-	if (ret)
-		goto out;
-	/*
-	 * Paused: stored and applied by the resume, which probes and packs
-	 * again.
-	 */
-	if (n3t_cfg.paused) {
-		n3t_swap_plans(plans, interval_ms, schedule);
-		WRITE_ONCE(n3t_repack_off, false);
-		goto out;
-	}
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		probed[d] = kmalloc(sizeof(*probed[d]), GFP_KERNEL);
-		if (!probed[d]) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
-	n3t_stop();
-	if (current_work() != &n3t_repack_work)
-		WRITE_ONCE(n3t_repack_off, false);
-	/* our own counters are released now: see what is really free */
-	if (n3t_probe_capacity())
-		pr_warn("re-probe found no free counters or failed; keeping the counters found before\n");
-	ret = n3t_pack_all(sel, probed, true);
-	if (!ret) {
-		n3t_swap_plans(probed, interval_ms, schedule);
-	} else {
-		/*
-		 * Fewer counters are free than when the module last probed:
-		 * the selection does not fit them.  Collect as before, with
-		 * the capacity the current plans were packed for.
-		 */
-		mutex_lock(&n3t_cfg.lock);
-		for (d = 0; d < n3t_cfg.nr_dom; d++) {
-			n3t_cfg.dom[d].capacity = cap[d];
-			n3t_cfg.dom[d].cycle_counter = cycle[d];
-		}
-		mutex_unlock(&n3t_cfg.lock);
-	}
-	n3t_start(false);
-out:
-	n3t_free_plans(probed);
-	n3t_free_plans(plans);
-	return ret;
-}
-
-/* Any CPU that should collect and could not be set up (since n3t_start()). */
-static int n3t_left_out_error(void)
-{
-	unsigned int cpu;
-	int ret = 0;
-
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		enum n3t_cpu_state state = READ_ONCE(per_cpu(n3t_state, cpu));
-
-		if (state == N3T_CPU_NO_MEMORY)
-			ret = -ENOMEM;
-		else if (state == N3T_CPU_NO_COUNTERS && !ret)
-			ret = -EBUSY;
-	}
-	cpus_read_unlock();
-	return ret;
-}
-
-/*
- * Resume, with n3t_cfg.reconf held: probe each core type's counters as at
- * load, pack the stored selection for them, recreate the counters.  On any
- * failure (nothing free, the selection does not fit, a CPU that could not
- * be set up) everything is as before: paused, same plans and capacities.
- */
-static int n3t_resume(void)
-{
-	struct n3t_plan *plans[N3T_MAX_DOMAINS] = {};
-	unsigned int cap[N3T_MAX_DOMAINS], d;
-	bool cycle[N3T_MAX_DOMAINS];
-	u32 sel[N3T_MAX_DOMAINS];
-	int ret = 0;
-
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		plans[d] = kmalloc(sizeof(*plans[d]), GFP_KERNEL);
-		if (!plans[d])
-			ret = -ENOMEM;
-		sel[d] = n3t_cfg.dom[d].plan->groups;
-		cap[d] = n3t_cfg.dom[d].capacity;
-		cycle[d] = n3t_cfg.dom[d].cycle_counter;
-	}
-	if (ret)
-		goto out;
-	ret = n3t_probe_capacity();
-	if (!ret)
-		ret = n3t_pack_all(sel, plans, false);
-	if (ret)
-		goto restore;
-	n3t_swap_plans(plans, n3t_cfg.interval_ms, n3t_cfg.schedule);
-	WRITE_ONCE(n3t_repack_off, false);
-	n3t_start(true);
-	ret = n3t_left_out_error();
-	if (!ret) {
-		WRITE_ONCE(n3t_cfg.paused, false);
-		atomic_set(&n3t_cpu_warned, 0);	/* CPUs coming online later */
-		goto out;
-	}
-	n3t_stop();
-	n3t_swap_plans(plans, n3t_cfg.interval_ms, n3t_cfg.schedule);
-restore:
-	mutex_lock(&n3t_cfg.lock);
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		n3t_cfg.dom[d].capacity = cap[d];
-		n3t_cfg.dom[d].cycle_counter = cycle[d];
-	}
-	mutex_unlock(&n3t_cfg.lock);
-out:
-	if (ret == -EBUSY)
-		pr_warn_ratelimited("could not resume (error %d: counters held by another perf user); still paused\n",
-				    ret);
-	else if (ret == -ENOSPC)
-		pr_warn_ratelimited("could not resume (error %d: the selected groups do not fit in the free counters); still paused\n",
-				    ret);
-	else if (ret)
-		pr_warn_ratelimited("could not resume (error %d); still paused\n", ret);
-	n3t_free_plans(plans);
-	return ret;
-}
-
-/**
- * n3t_collect_enable() - pause or resume collection (the enabled file)
- * @on: resume (true) or pause (false)
- *
- * Pausing releases every counter on every CPU and stops the samplers;
- * resuming probes the counters again, re-packs the selected groups if
- * needed and recreates the counters.  Cumulative counts continue (see
- * struct n3t_base); the time paused is not counting time.  Asking for the
- * current state does nothing.
- * Return: 0; -ENODEV once module exit has begun; or, failing to resume,
- * -EBUSY (no counter free), -ENOSPC (the selection does not fit), -ENOMEM,
- * with the module still paused.
- */
-int n3t_collect_enable(bool on)
-{
-	int ret = 0;
-
-	mutex_lock(&n3t_cfg.reconf);
-	if (n3t_cfg.exiting) {
-		ret = -ENODEV;
-	} else if (on == !n3t_cfg.paused) {
-		ret = 0;
-	} else if (on) {
-		ret = n3t_resume();
-		if (!ret)
-			pr_info_ratelimited("resumed\n");
-	} else {
-		WRITE_ONCE(n3t_cfg.paused, true);
-		n3t_stop();
-		pr_info_ratelimited("paused: every counter released\n");
-	}
-	mutex_unlock(&n3t_cfg.reconf);
-	return ret;
-}
-
-static void n3t_counters_now(unsigned int *n)
-{
-	unsigned int d;
-
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		n[d] = n3t_cfg.dom[d].capacity + n3t_cfg.dom[d].cycle_counter;
-}
-
-/*
- * The re-pack work: a look asked to step up (n3t_repack_up), or a starved
- * set asked to step down.  Requests from a collection that has been
- * restarted since are stale; a step down that did not help is not tried
- * again until reconfigured; a step up that did not help makes the looks
- * wait 8, 16, ... 256 intervals.  All under n3t_cfg.reconf.
- */
-static void n3t_repack_fn(struct work_struct *work)
-{
-	struct n3t_plan *plans[N3T_MAX_DOMAINS] = {};
-	unsigned int before[N3T_MAX_DOMAINS], after[N3T_MAX_DOMAINS], d;
-	bool up, more = false, fewer = false;
-	int ret;
-
-	n3t_test_delay(N3T_HOOK_REPACK);
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		plans[d] = kmalloc(sizeof(*plans[d]), GFP_KERNEL);
-		if (!plans[d]) {
-			n3t_free_plans(plans);
-			return;		/* a starved set asks again next interval */
-		}
-	}
-	mutex_lock(&n3t_cfg.reconf);
-	up = xchg(&n3t_repack_up, false);
-	if (n3t_cfg.paused)
-		goto out;	/* a request from before the pause */
-	if (up ? READ_ONCE(n3t_repack_up_gen) != n3t_gen || !n3t_any_reduced() :
-		 READ_ONCE(n3t_repack_off) || READ_ONCE(n3t_repack_gen) != n3t_gen)
-		goto out;
-	n3t_counters_now(before);
-	/* looks of the CPUs not yet restarted wait while this runs */
-	if (up)
-		WRITE_ONCE(n3t_look_after, jiffies +
-			   msecs_to_jiffies(n3t_look_backoff * n3t_cfg.interval_ms));
-	ret = __n3t_reconfigure(NULL, N3T_KEEP, N3T_KEEP, plans);
-	memset(plans, 0, sizeof(plans));
-	n3t_counters_now(after);
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		if (after[d] != before[d])
-			pr_info("%s: re-packed for %u counters (was %u), %u sets\n",
-				n3t_cfg.dom[d].model->name, after[d], before[d],
-				n3t_cfg.dom[d].plan->nr_sets);
-		more |= after[d] > before[d];
-		fewer |= after[d] < before[d];
-	}
-	if (!ret && (more || fewer)) {
-		mutex_lock(&n3t_cfg.lock);
-		n3t_cfg.repacks_up += more;
-		n3t_cfg.repacks_down += fewer;
-		mutex_unlock(&n3t_cfg.lock);
-		if (more) {
-			n3t_look_backoff = N3T_LOOK_BACKOFF;
-			WRITE_ONCE(n3t_look_after, jiffies);
-		}
-	} else if (up) {
-		/* the look saw counters the probe did not get: look less often */
-		n3t_look_backoff = min(n3t_look_backoff * 2, N3T_LOOK_BACKOFF_MAX);
-	} else if (!ret || ret == -ENOSPC) {
-		/* not a capacity problem, or nothing fits: do not restart again and again */
-		WRITE_ONCE(n3t_repack_off, true);
-		if (!ret)
-			pr_warn("a set keeps failing to get its counters and re-probing found the same counters; not re-packing again until reconfigured\n");
-	}
-out:
-	mutex_unlock(&n3t_cfg.reconf);
-	n3t_free_plans(plans);
-}
-
-/*
- * Capacity: how many programmable counters really run together on this CPU
- * next to a CPU_CYCLES event, and whether CPU_CYCLES has the cycle counter.
- * A pinned event that gets no counter sits in the error state and
- * accumulates no running time, which is all that is looked at.
- */
-static int n3t_probe_run(const struct n3t_domain *d, unsigned int cpu, unsigned int n,
-			 bool with_cycles)
-{
-	const struct n3t_model *model = d->model;
-	struct perf_event *pe[N3T_SET_MAX + 1] = {};
-	unsigned int i, k = 0, e;
-	int ok = 1;
-
-	for_each_set_bit(e, d->usable, N3T_MAX_EVENTS) {
-		if (k == n)
-			break;
-		if (e == model->cycles)
-			continue;
-		pe[k] = n3t_create(cpu, model->events[e].code);
-		if (IS_ERR(pe[k])) {
-			ok = PTR_ERR(pe[k]);
-			pe[k] = NULL;
-			goto out;
-		}
-		k++;
-	}
-	if (k < n) {
-		ok = -ENODEV;	/* fewer usable events than counters to try */
-		goto out;
-	}
-	if (with_cycles) {
-		pe[k] = n3t_create(cpu, model->events[model->cycles].code);
-		if (IS_ERR(pe[k])) {
-			ok = PTR_ERR(pe[k]);
-			pe[k] = NULL;
-			goto out;
-		}
-		k++;
-	}
-	for (i = 0; i < k; i++)
-		perf_event_enable(pe[i]);
-	for (i = 0; i < k; i++) {
-		u64 enabled, running;
-
-		perf_event_read_value(pe[i], &enabled, &running);
-		if (!running || running != enabled)
-			ok = 0;
-	}
-out:
-	for (i = 0; i < k; i++)
-		if (pe[i])
-			perf_event_release_kernel(pe[i]);
-	return ok;
-}
-
-/*
- * One CPU: programmable counters usable next to CPU_CYCLES, and without it.
- * Running out of usable events ends the count; another error fails.
- */
-static int n3t_probe_cpu(const struct n3t_domain *d, unsigned int cpu, unsigned int *with,
-			 unsigned int *without)
-{
-	unsigned int n;
-	int r;
-
-	*with = 0;
-	*without = 0;
-	for (n = 1; n <= N3T_MAX_CAPACITY; n++) {
-		r = n3t_probe_run(d, cpu, n, true);
-		if (r < 0 && r != -ENODEV)
-			return r;
-		if (r <= 0)
-			break;
-		*with = n;
-	}
-	for (n = *with + 1; n <= N3T_MAX_CAPACITY; n++) {
-		r = n3t_probe_run(d, cpu, n, false);
-		if (r < 0 && r != -ENODEV)
-			return r;
-		if (r <= 0)
-			break;
-		*without = n;
-	}
-	return *with || *without ? 0 : -EBUSY;
-}
-
-/*
- * Leave d->reserved counters of the PMU's d->pmu_total unused.  Counters
- * someone else holds already count as left: the hard-lockup detector's
- * event, if it runs, is among them.  Programmable counters are given up
- * first (the cycle counter is worth more to the module).
- */
-static int n3t_leave_reserved(struct n3t_domain *d, unsigned int *cap, bool *cycle)
-{
-	unsigned int found = *cap + *cycle, limit;
-
-	if (!d->pmu_total)
-		d->pmu_total = found;	/* unknown PMU: what is free at load */
-	if (d->reserved >= d->pmu_total)
-		return -EBUSY;
-	limit = d->pmu_total - d->reserved;
-	if (found <= limit)
-		return 0;
-	if (*cap > found - limit) {
-		*cap -= found - limit;
-		return 0;
-	}
-	*cycle = false;
-	*cap = limit;
-	return *cap ? 0 : -EBUSY;
-}
-
-/*
- * Probe every online CPU that collects and keep, per domain, what all of its
- * CPUs can do: the smallest capacity, and the cycle counter only if it is
- * free everywhere (CPU_CYCLES took a programmable counter where more events
- * ran without it).  A domain with no such CPU keeps what it had.
- */
-static int n3t_probe_capacity(void)
-{
-	unsigned int cpu, with, without, cap[N3T_MAX_DOMAINS], d;
-	bool cycle[N3T_MAX_DOMAINS], any[N3T_MAX_DOMAINS] = {}, some = false;
-	int ret = 0;
-
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		cap[d] = N3T_MAX_CAPACITY;
-		cycle[d] = true;
-	}
-	/* one CPU at a time: CPU hotplug waits for one CPU's probe at most */
-	for_each_possible_cpu(cpu) {
-		struct n3t_domain *dom = n3t_cpu_domain(cpu);
-		bool probed = false;
-
-		if (!dom || !n3t_cpu_wanted(cpu))
-			continue;
-		cpus_read_lock();
-		if (cpu_online(cpu)) {
-			ret = n3t_probe_cpu(dom, cpu, &with, &without);
-			probed = true;
-		}
-		cpus_read_unlock();
-		if (ret)
-			break;
-		if (!probed)
-			continue;
-		d = dom - n3t_cfg.dom;
-		cycle[d] &= without <= with;
-		cap[d] = min(cap[d], max(with, without));
-		any[d] = true;
-	}
-	for (d = 0; !ret && d < n3t_cfg.nr_dom; d++) {
-		/* capacity 0 means "never probed": a probed core has a counter */
-		if (any[d] && !cap[d])
-			ret = -EBUSY;
-		else if (any[d])
-			ret = n3t_leave_reserved(&n3t_cfg.dom[d], &cap[d], &cycle[d]);
-		some |= any[d];
-	}
-	if (!ret && !some)
-		ret = -ENODEV;
-	if (ret)
-		return ret;
-	mutex_lock(&n3t_cfg.lock);
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		if (!any[d])
-			continue;
-		n3t_cfg.dom[d].cycle_counter = cycle[d];
-		n3t_cfg.dom[d].capacity = cap[d];
-	}
-	mutex_unlock(&n3t_cfg.lock);
-	return 0;
-}
-
-static int n3t_cost_show(struct seq_file *m, void *v)
-{
-	unsigned int cpu;
 	struct n3t_cpu *pc;
 
 	rcu_read_lock();
-	for_each_online_cpu(cpu) {
-		pc = rcu_dereference(per_cpu(n3t_pcpu, cpu));
-		if (pc)
-			seq_printf(m, "cpu%u slices %llu total_ns %llu max_ns %llu looks %llu\n",
-				   cpu, pc->slices, pc->cost_ns, pc->cost_max_ns, pc->looks);
+	pc = rcu_dereference(per_cpu(n3t_pcpu, cpu));
+	if (pc) {
+		cost->slices = pc->slices;
+		cost->total_ns = pc->cost_ns;
+		cost->max_ns = pc->cost_max_ns;
+		cost->looks = pc->looks;
 	}
 	rcu_read_unlock();
-	return 0;
+	return pc;
 }
-DEFINE_SHOW_ATTRIBUTE(n3t_cost);
 
 #ifdef N3T_TEST_HOOKS
-static int n3t_advance_set(void *data, u64 val)
+/**
+ * n3t_advance_set() - test builds: end the running slice now (debugfs advance)
+ * @data: unused
+ * @val: the CPU, or U64_MAX for every CPU
+ * Return: 0.
+ */
+int n3t_advance_set(void *data, u64 val)
 {
 	unsigned int cpu;
 	struct n3t_cpu *pc;
@@ -1531,157 +953,19 @@ static int n3t_advance_set(void *data, u64 val)
 	return 0;
 }
 
-/* Write a CPU number, or -1 for all: that slice ends now (tests). */
-static ssize_t n3t_advance_write(struct file *f, const char __user *ubuf, size_t len,
-				 loff_t *ppos)
-{
-	s64 v;
-	int ret = kstrtos64_from_user(ubuf, len, 10, &v);
-
-	if (ret)
-		return ret;
-	if (v < -1 || v >= nr_cpu_ids)
-		return -EINVAL;
-	n3t_advance_set(NULL, v < 0 ? U64_MAX : v);
-	return len;
-}
-
-static const struct file_operations n3t_advance_fops = {
-	.owner = THIS_MODULE,
-	.write = n3t_advance_write,
-	.llseek = noop_llseek,
-};
-
-static u32 n3t_delay_us[N3T_NR_HOOKS];
-
-/**
- * n3t_test_delay() - test builds: wait for the configured time
- * @hook: which window
- *
- * The re-pack work sleeps; the other windows busy-wait, as they are in
- * RCU read-side sections or stand for work that keeps the CPU.
- */
-void n3t_test_delay(enum n3t_hook hook)
-{
-	u32 us = READ_ONCE(n3t_delay_us[hook]);
-
-	if (hook == N3T_HOOK_REPACK) {
-		if (us)
-			msleep(DIV_ROUND_UP(us, 1000));
-		return;
-	}
-	while (us) {
-		u32 step = min(us, 1000U);
-
-		udelay(step);
-		us -= step;
-	}
-}
-
-/* Test builds only: the manual slice controls and the race windows. */
-static void n3t_test_debugfs(void)
-{
-	debugfs_create_file("advance", 0200, n3t_debugfs, NULL, &n3t_advance_fops);
-	debugfs_create_bool("manual", 0600, n3t_debugfs, &n3t_manual);
-	debugfs_create_u32("delay_us_read", 0600, n3t_debugfs, &n3t_delay_us[N3T_HOOK_READ]);
-	debugfs_create_u32("delay_us_switch", 0600, n3t_debugfs,
-			   &n3t_delay_us[N3T_HOOK_SWITCH]);
-	debugfs_create_u32("delay_us_repack", 0600, n3t_debugfs,
-			   &n3t_delay_us[N3T_HOOK_REPACK]);
-}
-#else
-static void n3t_test_debugfs(void) { }
 #endif
 
-/*
- * Which of a domain's events the PMU accepts, tried on one of its CPUs.
- * Return: 0, -ENODEV without CPU_CYCLES, or -ENOMEM.
- */
-static int n3t_check_events(struct n3t_domain *d, unsigned int cpu)
-{
-	const struct n3t_model *model = d->model;
-	char bad[512];
-	size_t len = 0;
-	unsigned int e;
-
-	for (e = 0; e < model->nr_events; e++) {
-		struct perf_event *pe;
-
-		if (!test_bit(e, d->usable))
-			goto unusable;
-		pe = n3t_create(cpu, model->events[e].code);
-		if (!IS_ERR(pe)) {
-			perf_event_release_kernel(pe);
-			continue;
-		}
-		if (PTR_ERR(pe) == -ENOMEM)	/* not the PMU's answer */
-			return -ENOMEM;
-		__clear_bit(e, d->usable);
-unusable:
-		len += scnprintf(bad + len, sizeof(bad) - len, " %s", model->events[e].name);
-	}
-	if (!test_bit(model->cycles, d->usable)) {
-		pr_err("%s: the PMU (type %u) does not count CPU_CYCLES; not loading\n",
-		       model->name, n3t_cfg.pmu_type);
-		return -ENODEV;
-	}
-	if (len)
-		pr_info("%s: events not implemented or rejected (their metrics read nan):%s%s\n",
-			model->name, bad, len >= sizeof(bad) - 1 ? " ..." : "");
-	return 0;
-}
-
 /**
- * n3t_collect_init() - probe the PMU and start collecting on every CPU
+ * n3t_sampler_init() - the per-CPU bases, the workqueue, the hotplug state
  *
- * The domains (model, slots, usable, pmu_total, reserved, CPUs, and the
- * initial plans' groups), n3t_cfg.pmu_type and n3t_cfg.interval_ms are set
- * by the caller.
+ * Collection is not started: n3t_start() sets up the online CPUs.  The
+ * caller has initialised n3t_repack_work.
  * Return: 0 or a negative errno.
  */
-int n3t_collect_init(void)
+int n3t_sampler_init(void)
 {
-	unsigned int d, cpu;
+	unsigned int cpu;
 	int ret;
-
-	cpus_read_lock();	/* the CPU the events are tried on stays online */
-	for (d = 0, ret = 0; !ret && d < n3t_cfg.nr_dom; d++) {
-		struct n3t_domain *dom = &n3t_cfg.dom[d];
-
-		cpu = cpumask_first_and(&dom->cpus, cpu_online_mask);
-		if (cpu < nr_cpu_ids)
-			ret = n3t_check_events(dom, cpu);
-	}
-	cpus_read_unlock();
-	if (ret)
-		return ret;
-
-	ret = n3t_probe_capacity();
-	if (ret == -EBUSY)
-		pr_err("no usable PMU counters (held by the NMI watchdog or another perf user?)\n");
-	else if (ret)
-		pr_err("probing the PMU failed (error %d)\n", ret);
-	if (ret)
-		return ret;
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		struct n3t_domain *dom = &n3t_cfg.dom[d];
-
-		dom->load_capacity = dom->capacity;
-		dom->load_cycle_counter = dom->cycle_counter;
-		if (!dom->capacity)
-			continue;	/* no CPU of this type collects */
-		ret = n3t_pack(dom->model, dom->plan->groups, dom->capacity,
-			       dom->cycle_counter, dom->plan);
-		if (ret == -ENOSPC)
-			n3t_warn_nofit(dom, "not loading");
-		if (ret)
-			return ret;
-		pr_info("%s%s: cpus %*pbl, %u programmable counters usable, cycle counter %s, %u left for others, %u slots, %u sets\n",
-			dom->model->name, dom->forced ? " (forced)" : "",
-			cpumask_pr_args(&dom->cpus), dom->capacity,
-			dom->cycle_counter ? "free" : "busy", dom->reserved, dom->slots,
-			dom->plan->nr_sets);
-	}
 
 	n3t_base = alloc_percpu(struct n3t_base);
 	if (!n3t_base)
@@ -1702,28 +986,17 @@ int n3t_collect_init(void)
 		return ret;
 	}
 	n3t_hp_state = ret;
-	mutex_lock(&n3t_cfg.reconf);
-	n3t_start(false);
-	mutex_unlock(&n3t_cfg.reconf);
-	n3t_debugfs = debugfs_create_dir("n3telemetry", NULL);
-	debugfs_create_file("cost", 0400, n3t_debugfs, NULL, &n3t_cost_fops);
-	n3t_test_debugfs();
 	return 0;
 }
 
 /**
- * n3t_collect_exit() - stop collecting for good
+ * n3t_sampler_exit() - undo n3t_sampler_init(), collection stopped for good
  *
- * After it returns no sampler or re-pack work runs, and none can be queued.
- * Paused or not.  Called after the readers (sysfs, snapshot) are gone.
+ * The caller has stopped collection (n3t_stop()) with n3t_cfg.exiting set,
+ * and the readers (sysfs, snapshot, debugfs) are gone.
  */
-void n3t_collect_exit(void)
+void n3t_sampler_exit(void)
 {
-	debugfs_remove_recursive(n3t_debugfs);
-	mutex_lock(&n3t_cfg.reconf);
-	n3t_cfg.exiting = true;
-	n3t_stop();
-	mutex_unlock(&n3t_cfg.reconf);
 	/* stopped: a CPU coming online meanwhile was not set up, none will be */
 	cpuhp_remove_state_nocalls(n3t_hp_state);
 	/* samplers are gone; a re-pack queued before sees exiting and returns */

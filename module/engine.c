@@ -2,7 +2,8 @@
 /*
  * n3telemetry engine: exact fixed-point evaluation of the metric formulas,
  * lookups, group selection and the event-set packer.  See engine.h; the
- * tables themselves are in models.c.
+ * tables themselves are in models.c.  Calls nothing else of the module
+ * (the bottom layer with models.c); includes only engine.h.
  */
 #include "engine.h"
 
@@ -162,15 +163,21 @@ static bool n3t_poly(const struct n3t_mono *m, unsigned int nr, const u64 *count
 	return true;
 }
 
-/* n / d and n % d; d != 0.  The quotient must be below 2^64. */
+/*
+ * n / d and n % d; d != 0.  The quotient must be below 2^64.  Both in 64
+ * bits: div64_u64_rem().  A wider dividend or divisor: long division, as
+ * math64.h has no division of a 128-bit dividend (its widest,
+ * mul_u64_u64_div_u64(), divides a product of two u64 by a u64).
+ */
 static u64 n3t_divmod(__uint128_t n, __uint128_t d, __uint128_t *rem)
 {
 	unsigned int shift;
-	u64 q = 0;
+	u64 q = 0, r64;
 
 	if (!((n | d) >> 64)) {
-		*rem = (u64)n % (u64)d;
-		return (u64)n / (u64)d;
+		q = div64_u64_rem((u64)n, (u64)d, &r64);
+		*rem = r64;
+		return q;
 	}
 	if (n < d) {
 		*rem = n;
@@ -215,7 +222,7 @@ static bool n3t_quotient(__int128_t n, __int128_t d, s64 *res)
 	if (q > (u64)S64_MAX / N3T_FIXED_SCALE)
 		return false;
 	if (!(ud >> 64) && r < BIT_ULL(44)) {
-		frac = (u64)r * N3T_FIXED_SCALE / (u64)ud;
+		frac = mul_u64_u64_div_u64((u64)r, N3T_FIXED_SCALE, (u64)ud);
 	} else {
 		for (i = 0; i < 6; i++)		/* r < ud < 2^122: r * 10 fits */
 			frac = frac * 10 + n3t_divmod(r * 10, ud, &r);

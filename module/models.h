@@ -21,7 +21,7 @@ extern const struct n3t_model n3t_neoverse_n3;
  * against its own.  N3T_TEXT_MAX: the longest of them.
  */
 #define N3T_TEXT_VALUE_BUF	24	/* N3T_VALUE_BUF */
-#define N3T_TEXT_DOMAINS	4	/* N3T_MAX_DOMAINS */
+#define N3T_TEXT_CORE_TYPES	4	/* N3T_MAX_CORE_TYPES */
 /* models/<model>/events (neoverse-v3): every event */
 #define N3T_TEXT_MAX_MODEL_EVENTS	1454
 /* models/<model>/metrics (neoverse-v3): every metric */
@@ -40,9 +40,9 @@ extern const struct n3t_model n3t_neoverse_n3;
 #define N3T_TEXT_MAX_STATUS	3866
 /* cpuN/cpu_model, system/cpu_model (neoverse-n2-r0p3): the longest name */
 #define N3T_TEXT_MAX_DIR_CPU_MODEL	17
-/* groups, available_groups (all): the names of the N3T_MAX_DOMAINS models with the most */
+/* groups, available_groups (all): the names of the N3T_MAX_CORE_TYPES models with the most */
 #define N3T_TEXT_MAX_GROUP_LIST	185
-/* cpu_model (all): the N3T_MAX_DOMAINS longest names, all forced */
+/* cpu_model (all): the N3T_MAX_CORE_TYPES longest names, all forced */
 #define N3T_TEXT_MAX_CPU_MODEL	89
 #define N3T_TEXT_MAX	3866
 

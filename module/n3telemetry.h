@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* n3telemetry: declarations shared by the module's files. */
+/*
+ * n3telemetry: the sampler (collect.c): per-CPU collection state, slices,
+ * intervals, publication, and the narrow API the rest of the module uses:
+ * the read API for the front-ends, the lifecycle and re-pack requests for
+ * control.c.  Includes only config.h and coretype.h below it.
+ */
 #ifndef N3T_N3TELEMETRY_H
 #define N3T_N3TELEMETRY_H
 
-#include <linux/mutex.h>
+#include <linux/atomic.h>
 #include <linux/seqlock.h>
 #include <linux/workqueue.h>
 
-#include "engine.h"
+#include "config.h"
+#include "coretype.h"
 
 #define N3T_VERSION		"0.2.0"
 #define N3T_SET_MAX		(N3T_MAX_CAPACITY + 1)
-#define N3T_INTERVAL_MIN	10
-#define N3T_INTERVAL_MAX	60000
-#define N3T_KEEP		U32_MAX	/* n3t_collect_reconfigure(): unchanged */
 
 struct perf_event;
 
@@ -149,7 +152,7 @@ struct n3t_cpu_set {
  * struct n3t_cpu - per-CPU collection state
  * @rcu: frees the structure after readers are done (first: kvfree_rcu limit)
  * @cpu: the CPU
- * @dom: the CPU's domain
+ * @dom: the CPU's core type
  * @plan: the plan it was built for (constant while it exists)
  * @nr_sets: @plan->nr_sets
  * @nr_ev: n3t_plan_nr_events(@plan): entries of @ev and @pub_delta
@@ -204,7 +207,7 @@ struct n3t_cpu_set {
 struct n3t_cpu {
 	struct rcu_head rcu;
 	unsigned int cpu;
-	const struct n3t_domain *dom;
+	const struct n3t_core_type *dom;
 	const struct n3t_plan *plan;
 	unsigned int nr_sets;
 	unsigned int nr_ev;
@@ -261,111 +264,7 @@ enum n3t_cpu_state {
 	N3T_NR_CPU_STATES
 };
 
-#define N3T_MAX_DOMAINS		4
-
-/**
- * enum n3t_schedule - which sets an interval counts (the schedule file)
- * @N3T_SCHED_ROTATE: the default: the sets of the first selected group
- *	(topdown_l1) in every interval, one other set per interval in turn
- * @N3T_SCHED_ALL: every set in every interval (short studies)
- * @N3T_NR_SCHEDULES: number of schedules
- */
-enum n3t_schedule {
-	N3T_SCHED_ROTATE,
-	N3T_SCHED_ALL,
-	N3T_NR_SCHEDULES
-};
-
-/**
- * struct n3t_domain - the CPUs of one core type, and how they are counted
- * @model: the tables of the core (matched by MIDR, or named by force=)
- * @forced: @model was named by force=, not matched
- * @midr: MIDR_EL1 of the first CPU found
- * @cpus: the CPUs of this core type seen so far
- * @plan: the event sets in use; replaced only with collection stopped
- * @slots: slots per cycle used by the formulas (slots=, else the PMU's
- *	PMMIR_EL1.SLOTS, else the table's)
- * @capacity: usable programmable counters found by the last probe
- * @cycle_counter: whether the dedicated cycle counter is free
- * @load_capacity: @capacity found at load
- * @load_cycle_counter: @cycle_counter found at load
- * @usable: events the PMU implements and accepted (model event indices)
- * @pmu_total: counters of the PMU, the cycle counter included (0: unknown,
- *	then what the first probe finds free)
- * @reserved: counters of @pmu_total the module leaves to others (the perf
- *	hard-lockup detector)
- *
- * Set up at load; afterwards @plan, @capacity and @cycle_counter change
- * under n3t_config.reconf (and @plan also under n3t_config.lock), @cpus
- * grows in CPU online callbacks.  Part of n3t_cfg, never freed; @plan is
- * freed when replaced and at unload.
- */
-struct n3t_domain {
-	const struct n3t_model *model;
-	bool forced;
-	u32 midr;
-	struct cpumask cpus;
-	struct n3t_plan *plan;
-	unsigned int slots;
-	unsigned int capacity;
-	bool cycle_counter;
-	unsigned int load_capacity;
-	bool load_cycle_counter;
-	DECLARE_BITMAP(usable, N3T_MAX_EVENTS);
-	unsigned int pmu_total;
-	unsigned int reserved;
-};
-
-/**
- * struct n3t_config - module-wide configuration
- * @reconf: serialises starting and stopping collection (configuration
- *	writes, the enabled file, the re-pack work, test controls) and
- *	protects @exiting and @paused; held
- *	across cpuhp calls, so never taken by a sysfs reader
- * @lock: protects the domains' plans, @interval_ms and @schedule against readers;
- *	never held across cpuhp calls or while taking cpus_read_lock()
- * @interval_ms: interval length
- * @schedule: enum n3t_schedule; a CPU reads it when it is set up
- * @pmu_type: perf PMU type used for the counters
- * @repacks_down: re-packs for fewer counters since load
- * @repacks_up: re-packs back up since load
- * @exiting: module exit has begun; nothing may start collection again
- * @paused: collection is paused (enabled 0): no counter is held, and
- *	configuration writes are stored for the resume (read locklessly by
- *	the status files)
- * @nr_dom: domains in @dom
- * @dom: one per core type; the first is the boot CPU's
- */
-struct n3t_config {
-	struct mutex reconf;	/* see above */
-	struct mutex lock;	/* see above */
-	unsigned int interval_ms;
-	unsigned int schedule;
-	u32 pmu_type;
-	unsigned int repacks_down;
-	unsigned int repacks_up;
-	bool exiting;
-	bool paused;
-	unsigned int nr_dom;
-	struct n3t_domain dom[N3T_MAX_DOMAINS];
-};
-
-extern struct n3t_config n3t_cfg;
-extern bool n3t_root_only;
-extern bool n3t_world_readable;
-extern bool n3t_isolated;
-extern bool n3t_pinned;
-
-int n3t_collect_init(void);
-void n3t_collect_exit(void);
-int n3t_collect_reconfigure(const u32 *groups, unsigned int interval_ms,
-			    unsigned int schedule);
-extern const char * const n3t_schedule_names[N3T_NR_SCHEDULES];
-int n3t_collect_enable(bool on);
-int n3t_parse_selection(const char *buf, size_t count, u32 *groups);
-struct n3t_domain *n3t_cpu_domain(unsigned int cpu);
-struct n3t_domain *n3t_cpu_identify(void);
-bool n3t_cpu_wanted(unsigned int cpu);
+/* The sampler's read API, for the front-ends (sysfs.c, snapshot.c, debugfs.c) */
 bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_result *res,
 		  struct n3t_pub_set *sets, u64 *delta);
 void n3t_group_age(const struct n3t_plan *plan, const struct n3t_pub_set *sets,
@@ -373,28 +272,53 @@ void n3t_group_age(const struct n3t_plan *plan, const struct n3t_pub_set *sets,
 enum n3t_cpu_state n3t_cpu_state(unsigned int cpu);
 const char *n3t_cpu_state_name(enum n3t_cpu_state state);
 
-/* Allocation and creation points that fault injection can fail */
-struct n3t_view;
-struct perf_event *n3t_create(unsigned int cpu, unsigned int code);
-struct n3t_cpu *n3t_cpu_alloc(const struct n3t_domain *dom);
-struct n3t_view *n3t_view_alloc(unsigned int nr_sets, unsigned int nr_ev);
-char *n3t_snapshot_alloc(size_t size);
-
-/*
- * Test builds (make N3T_TESTS=y) widen race windows on purpose: debugfs
- * n3telemetry/delay_us_{read,switch,repack}.  Production builds: no-ops.
+/**
+ * struct n3t_cost - what a CPU's sampler has cost so far (debugfs cost)
+ * @slices: slices run
+ * @total_ns: time spent in the sampler
+ * @max_ns: its longest run
+ * @looks: looks made (n3t_look())
  */
-enum n3t_hook { N3T_HOOK_READ, N3T_HOOK_SWITCH, N3T_HOOK_REPACK, N3T_NR_HOOKS };
+struct n3t_cost {
+	u64 slices;
+	u64 total_ns;
+	u64 max_ns;
+	u64 looks;
+};
+
+bool n3t_read_cost(unsigned int cpu, struct n3t_cost *cost);
 #ifdef N3T_TEST_HOOKS
-void n3t_test_delay(enum n3t_hook hook);
-#else
-static inline void n3t_test_delay(enum n3t_hook hook) { }
+int n3t_advance_set(void *data, u64 val);
 #endif
 
-bool n3t_data_allowed(void);
-int n3t_sysfs_init(void);
-void n3t_sysfs_exit(void);
-int n3t_snapshot_init(void);
-void n3t_snapshot_exit(void);
+/*
+ * The sampler's lifecycle, for control.c (with n3t_cfg.reconf held):
+ * per-CPU states and the hotplug callbacks from n3t_sampler_init() to
+ * n3t_sampler_exit(), collection from n3t_start() to n3t_stop().
+ */
+int n3t_sampler_init(void);
+void n3t_sampler_exit(void);
+void n3t_start(bool quiet);
+void n3t_stop(void);
+bool n3t_reduced(const struct n3t_core_type *d);
+
+/*
+ * The re-pack requests: a sampler that sees a set starved, or the counters
+ * of load free again (n3t_look()), queues n3t_repack_work on n3t_wq with
+ * these; what the work does is control.c's (it initialises the work item).
+ */
+extern struct workqueue_struct *n3t_wq;
+extern struct work_struct n3t_repack_work;
+extern bool n3t_repack_off;
+extern unsigned long n3t_look_after;
+extern bool n3t_repack_up;
+extern unsigned int n3t_gen;
+extern unsigned int n3t_repack_gen;
+extern unsigned int n3t_repack_up_gen;
+extern atomic_t n3t_cpu_warned;
+
+/* Creation points that fault injection can fail */
+struct perf_event *n3t_create(unsigned int cpu, unsigned int code);
+struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom);
 
 #endif /* N3T_N3TELEMETRY_H */

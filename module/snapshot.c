@@ -7,6 +7,11 @@
  * reads at later offsets continue it, and nothing another reader does can
  * change it.  A character device is used because a sysfs file has no open
  * and release of its own and hands out at most a page per read.
+ *
+ * A front-end: reads the configuration (config.c), the core types
+ * (coretype.c) and the sampler through its read API only (n3t_read_cpu(),
+ * n3t_group_age()), and calls nothing else of the module but the engine;
+ * includes n3telemetry.h and snapshot.h.  Nothing calls it but main.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +25,7 @@
 #include <linux/n3telemetry.h>
 
 #include "n3telemetry.h"
+#include "snapshot.h"
 
 static_assert(N3T_SNAP_MAX_EVENTS == N3T_MAX_EVENTS);
 static_assert(N3T_SNAP_MAX_METRICS == N3T_MAX_METRICS);
@@ -40,7 +46,7 @@ struct n3t_snap_file {
 };
 
 static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
-			    const struct n3t_domain *dom, const struct n3t_result *res,
+			    const struct n3t_core_type *dom, const struct n3t_result *res,
 			    const struct n3t_pub_set *sets)
 {
 	unsigned int i;
@@ -54,7 +60,7 @@ static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
 	r->nr_sets = res->nr_sets;
 	r->lost_slices = min_t(u64, res->lost, U32_MAX);	/* saturates: never wraps */
 	r->lost_slices_total = res->lost;
-	r->model = dom ? dom - n3t_cfg.dom : ~0U;
+	r->model = dom ? dom - n3t_cfg.type : ~0U;
 	r->nr_events = dom ? dom->model->nr_events : 0;
 	r->nr_metrics = dom ? dom->model->nr_metrics : 0;
 	for (i = 0; i < r->nr_metrics; i++) {
@@ -75,7 +81,7 @@ static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
 }
 
 /*
- * The names section (uapi/linux/n3telemetry.h): every domain's model, its
+ * The names section (uapi/linux/n3telemetry.h): every core type's model, its
  * events, metrics and groups.  With @size 0 only measures.  The caller
  * holds n3t_cfg.lock (the selected groups).
  * Return: the length of the text.
@@ -87,8 +93,8 @@ static size_t n3t_snapshot_names(char *buf, size_t size)
 
 #define N3T_EMIT(...)	(len += snprintf(buf ? buf + len : NULL, \
 					 buf && len < size ? size - len : 0, __VA_ARGS__))
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		const struct n3t_domain *dom = &n3t_cfg.dom[d];
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
+		const struct n3t_core_type *dom = &n3t_cfg.type[d];
 		const struct n3t_model *model = dom->model;
 
 		N3T_EMIT("model %u %s %u 0x%x %s\n", d, model->name, dom->slots,
@@ -157,7 +163,7 @@ static int n3t_snapshot_take(struct n3t_snap_file *sf)
 	if (names >= names_size)
 		names = names_size - 1;	/* cannot happen: a wider group mask needs < 32 */
 	for_each_online_cpu(cpu) {
-		const struct n3t_domain *dom = n3t_cpu_domain(cpu);
+		const struct n3t_core_type *dom = n3t_cpu_core_type(cpu);
 
 		if (n == max)
 			break;
@@ -173,7 +179,7 @@ static int n3t_snapshot_take(struct n3t_snap_file *sf)
 	h->header_size = sizeof(*h);
 	h->record_size = sizeof(*rec);
 	h->nr_records = n;
-	h->nr_models = n3t_cfg.nr_dom;
+	h->nr_models = n3t_cfg.nr_types;
 	h->max_events = N3T_SNAP_MAX_EVENTS;
 	h->max_metrics = N3T_SNAP_MAX_METRICS;
 	h->interval_ms = n3t_cfg.interval_ms;

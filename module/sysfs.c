@@ -2,10 +2,17 @@
 /*
  * n3telemetry: the /sys/kernel/n3telemetry ABI (see
  * Documentation/ABI/testing/sysfs-kernel-n3telemetry).
+ *
+ * A front-end: reads the configuration (config.c, under n3t_cfg.lock), the
+ * core types (coretype.c), and the sampler only through its read API
+ * (n3t_read_cpu(), n3t_group_age(), n3t_cpu_state()); the configuration
+ * writes go to control.c (n3t_collect_reconfigure(), n3t_collect_enable()).
+ * Calls nothing else of the module but the engine and the tables; includes
+ * control.h, models.h, n3telemetry.h and sysfs.h.  Nothing calls it but
+ * main.c (and its own hotplug callbacks).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/error-injection.h>
@@ -16,8 +23,10 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
+#include "control.h"
 #include "models.h"
 #include "n3telemetry.h"
+#include "sysfs.h"
 
 #define N3T_SYSTEM	(-1)
 #define N3T_WRITE_MAX	512
@@ -29,8 +38,8 @@
  */
 static_assert(N3T_TEXT_VALUE_BUF == N3T_VALUE_BUF,
 	      "gen_models.py VALUE_BUF differs from N3T_VALUE_BUF: update and regenerate");
-static_assert(N3T_TEXT_DOMAINS == N3T_MAX_DOMAINS,
-	      "gen_models.py MAX_DOMAINS differs from N3T_MAX_DOMAINS: update and regenerate");
+static_assert(N3T_TEXT_CORE_TYPES == N3T_MAX_CORE_TYPES,
+	      "gen_models.py MAX_CORE_TYPES differs from N3T_MAX_CORE_TYPES: update and regenerate");
 static_assert(N3T_TEXT_MAX <= PAGE_SIZE, "a sysfs file's text does not fit in a page");
 
 static struct kobject *n3t_kobj;
@@ -52,8 +61,8 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
 /**
  * struct n3t_view - a consistent copy of one directory's latest interval
  * @res: the result (for system/: sums over the CPUs that collect; the
- *	cumulative counts sum over every possible CPU of the first domain)
- * @dom: the domain whose plan the view follows (NULL: the CPU has none)
+ *	cumulative counts sum over every possible CPU of the first core type)
+ * @dom: the core type whose plan the view follows (NULL: the CPU has none)
  * @ok: whether any data was published
  * @state: cpuN/: whether the CPU collects
  * @nr_state: system/: online CPUs in each state
@@ -69,7 +78,7 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
  */
 struct n3t_view {
 	struct n3t_result res;
-	const struct n3t_domain *dom;
+	const struct n3t_core_type *dom;
 	bool ok;
 	enum n3t_cpu_state state;
 	unsigned int nr_state[N3T_NR_CPU_STATES];
@@ -103,7 +112,8 @@ ALLOW_ERROR_INJECTION(n3t_view_alloc, NULL);
 /* Fill a view; the caller holds n3t_cfg.lock. */
 static struct n3t_view *n3t_view_get(int cpu)
 {
-	const struct n3t_domain *dom = cpu == N3T_SYSTEM ? &n3t_cfg.dom[0] : n3t_cpu_domain(cpu);
+	const struct n3t_core_type *dom = cpu == N3T_SYSTEM ? &n3t_cfg.type[0] :
+					  n3t_cpu_core_type(cpu);
 	const struct n3t_plan *plan = dom ? dom->plan : NULL;
 	unsigned int nr = plan ? plan->nr_sets : 0, nr_ev = plan ? n3t_plan_nr_events(plan) : 0;
 	unsigned int c, s, i, e, first;
@@ -126,7 +136,7 @@ static struct n3t_view *n3t_view_get(int cpu)
 	}
 
 	/*
-	 * system: sum each set's latest deltas of the first domain's CPUs
+	 * system: sum each set's latest deltas of the first core type's CPUs
 	 * that collect, and the cumulative counts of all of its CPUs, offline
 	 * or paused ones included: the totals never go down.  A set whose sum
 	 * of an event passes 2^64 has no values (nan), never a wrapped one.
@@ -142,7 +152,7 @@ static struct n3t_view *n3t_view_get(int cpu)
 
 		if (cpu_online(c))
 			v->nr_state[n3t_cpu_state(c)]++;
-		if (n3t_cpu_domain(c) != dom)
+		if (n3t_cpu_core_type(c) != dom)
 			continue;
 		live = n3t_read_cpu(c, plan, &one->res, one->sets, one->delta) &&
 		       one->res.seq;
@@ -200,28 +210,6 @@ fail:
 	return NULL;
 }
 
-/**
- * n3t_data_allowed() - whether the calling task may read the data
- *
- * The data are what the PMU measured on a CPU: the metric group files and
- * the cumulative counts (events) of cpuN/ and system/, and /dev/n3telemetry.
- * perf gives a CPU's counts only to perfmon_capable() tasks (at any
- * perf_event_paranoid above 0, the default); so does the module, unless it
- * was loaded with world_readable=1 and without root_only=1 (root_only only
- * ever takes access away).  The configuration and status files are not
- * data.  The sysfs files check this in show(), with the reading task's
- * credentials (sysfs hands show() no file, so not the opener's); their
- * mode stays 0444 so that a task with CAP_PERFMON but not root opens them.
- *
- * Return: true if the task may read the data.
- */
-bool n3t_data_allowed(void)
-{
-	if (n3t_world_readable && !n3t_root_only)
-		return true;
-	return perfmon_capable();
-}
-
 static int n3t_dir_cpu(struct kobject *kobj)
 {
 	return container_of(kobj, struct n3t_dir, kobj)->cpu;
@@ -265,7 +253,7 @@ static bool n3t_is_group_attr(const struct attribute *attr)
 }
 
 /* The group of @dom's model named like @attr, or -ENOENT. */
-static int n3t_attr_group(const struct n3t_domain *dom, const struct attribute *attr)
+static int n3t_attr_group(const struct n3t_core_type *dom, const struct attribute *attr)
 {
 	if (!dom)
 		return -ENOENT;
@@ -333,8 +321,8 @@ static_assert(N3T_TEXT_MAX_DIR_CPU_MODEL <= PAGE_SIZE, "cpuN/cpu_model does not 
 static ssize_t cpu_model_dir_show(struct kobject *kobj, struct kobj_attribute *attr,
 				  char *buf)
 {
-	const struct n3t_domain *dom = n3t_dir_cpu(kobj) == N3T_SYSTEM ? &n3t_cfg.dom[0] :
-				       n3t_cpu_domain(n3t_dir_cpu(kobj));
+	const struct n3t_core_type *dom = n3t_dir_cpu(kobj) == N3T_SYSTEM ? &n3t_cfg.type[0] :
+				       n3t_cpu_core_type(n3t_dir_cpu(kobj));
 
 	if (dom)
 		return sysfs_emit(buf, "%s\n", dom->model->name);
@@ -476,8 +464,8 @@ static umode_t n3t_is_visible(struct kobject *kobj, struct attribute *attr, int 
 static umode_t n3t_dir_is_visible(struct kobject *kobj, struct attribute *attr, int n)
 {
 	int cpu = n3t_dir_cpu(kobj);
-	const struct n3t_domain *dom = cpu == N3T_SYSTEM ? &n3t_cfg.dom[0] :
-				       n3t_cpu_domain(cpu);
+	const struct n3t_core_type *dom = cpu == N3T_SYSTEM ? &n3t_cfg.type[0] :
+				       n3t_cpu_core_type(cpu);
 
 	if (n3t_is_group_attr(attr) && n3t_attr_group(dom, attr) < 0)
 		return 0;
@@ -568,18 +556,18 @@ static ssize_t cpu_model_show(struct kobject *kobj, struct kobj_attribute *attr,
 	unsigned int d;
 	int len = 0;
 
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		len += sysfs_emit_at(buf, len, "%s%s\n", n3t_cfg.dom[d].model->name,
-				     n3t_cfg.dom[d].forced ? " (forced)" : "");
+	for (d = 0; d < n3t_cfg.nr_types; d++)
+		len += sysfs_emit_at(buf, len, "%s%s\n", n3t_cfg.type[d].model->name,
+				     n3t_cfg.type[d].forced ? " (forced)" : "");
 	return len;
 }
 
 static ssize_t slots_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", n3t_cfg.dom[0].slots);
+	return sysfs_emit(buf, "%u\n", n3t_cfg.type[0].slots);
 }
 
-static int n3t_emit_counters(const struct n3t_domain *d, char *buf)
+static int n3t_emit_counters(const struct n3t_core_type *d, char *buf)
 {
 	int len;
 
@@ -596,7 +584,7 @@ static int n3t_emit_counters(const struct n3t_domain *d, char *buf)
 
 static ssize_t counters_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return n3t_emit_counters(&n3t_cfg.dom[0], buf);
+	return n3t_emit_counters(&n3t_cfg.type[0], buf);
 }
 
 static ssize_t interval_ms_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -649,15 +637,15 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 static_assert(N3T_TEXT_MAX_GROUP_LIST <= PAGE_SIZE,
 	      "groups, available_groups: the names do not fit in a page");
 
-/* The group names of every domain, @sel's (or all), each name once. */
+/* The group names of every core type, @sel's (or all), each name once. */
 static int n3t_emit_groups(char *buf, const u32 *sel)
 {
-	const char *seen[N3T_MAX_GROUPS * N3T_MAX_DOMAINS];
+	const char *seen[N3T_MAX_GROUPS * N3T_MAX_CORE_TYPES];
 	unsigned int d, g, i, n = 0;
 	int len = 0;
 
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
-		const struct n3t_model *model = n3t_cfg.dom[d].model;
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
+		const struct n3t_model *model = n3t_cfg.type[d].model;
 
 		for (g = 0; g < model->nr_groups; g++) {
 			if (sel && !(sel[d] & BIT(g)))
@@ -677,12 +665,12 @@ static int n3t_emit_groups(char *buf, const u32 *sel)
 
 static ssize_t groups_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	u32 sel[N3T_MAX_DOMAINS];
+	u32 sel[N3T_MAX_CORE_TYPES];
 	unsigned int d;
 
 	mutex_lock(&n3t_cfg.lock);
-	for (d = 0; d < n3t_cfg.nr_dom; d++)
-		sel[d] = n3t_cfg.dom[d].plan->groups;
+	for (d = 0; d < n3t_cfg.nr_types; d++)
+		sel[d] = n3t_cfg.type[d].plan->groups;
 	mutex_unlock(&n3t_cfg.lock);
 	return n3t_emit_groups(buf, sel);
 }
@@ -690,7 +678,7 @@ static ssize_t groups_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 static ssize_t groups_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
-	u32 sel[N3T_MAX_DOMAINS];
+	u32 sel[N3T_MAX_CORE_TYPES];
 	int ret = n3t_parse_selection(buf, count, sel);
 
 	if (ret)
@@ -707,7 +695,7 @@ static ssize_t available_groups_show(struct kobject *kobj, struct kobj_attribute
 
 static_assert(N3T_TEXT_MAX_SETS <= PAGE_SIZE, "sets: a plan's sets do not fit in a page");
 
-static int n3t_emit_sets(const struct n3t_domain *d, char *buf)
+static int n3t_emit_sets(const struct n3t_core_type *d, char *buf)
 {
 	const struct n3t_plan *plan;
 	unsigned int s, e;
@@ -727,7 +715,7 @@ static int n3t_emit_sets(const struct n3t_domain *d, char *buf)
 
 static ssize_t sets_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return n3t_emit_sets(&n3t_cfg.dom[0], buf);
+	return n3t_emit_sets(&n3t_cfg.type[0], buf);
 }
 
 static struct kobj_attribute version_attr = __ATTR_RO(version);
@@ -769,17 +757,17 @@ static const struct attribute_group n3t_top_group = {
 /**
  * struct n3t_model_dir - a models/<model> directory
  * @kobj: its kobject
- * @dom: the domain it describes (part of n3t_cfg, outlives the directory)
+ * @dom: the core type it describes (part of n3t_cfg, outlives the directory)
  */
 struct n3t_model_dir {
 	struct kobject kobj;
-	const struct n3t_domain *dom;
+	const struct n3t_core_type *dom;
 };
 
 static struct kobject *n3t_models_kobj;
-static struct n3t_model_dir *n3t_model_dirs[N3T_MAX_DOMAINS];
+static struct n3t_model_dir *n3t_model_dirs[N3T_MAX_CORE_TYPES];
 
-static const struct n3t_domain *n3t_kobj_dom(struct kobject *kobj)
+static const struct n3t_core_type *n3t_kobj_dom(struct kobject *kobj)
 {
 	return container_of(kobj, struct n3t_model_dir, kobj)->dom;
 }
@@ -908,7 +896,7 @@ static void n3t_model_dirs_del(void)
 {
 	unsigned int d;
 
-	for (d = 0; d < N3T_MAX_DOMAINS; d++) {
+	for (d = 0; d < N3T_MAX_CORE_TYPES; d++) {
 		if (!n3t_model_dirs[d])
 			continue;
 		kobject_del(&n3t_model_dirs[d]->kobj);
@@ -927,13 +915,13 @@ static int n3t_model_dirs_add(void)
 	n3t_models_kobj = kobject_create_and_add("models", n3t_kobj);
 	if (!n3t_models_kobj)
 		return -ENOMEM;
-	for (d = 0; d < n3t_cfg.nr_dom; d++) {
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
 		md = kzalloc(sizeof(*md), GFP_KERNEL);
 		if (!md) {
 			ret = -ENOMEM;
 			goto err;
 		}
-		md->dom = &n3t_cfg.dom[d];
+		md->dom = &n3t_cfg.type[d];
 		ret = kobject_init_and_add(&md->kobj, &n3t_model_ktype, n3t_models_kobj, "%s",
 					   md->dom->model->name);
 		if (ret) {

@@ -206,7 +206,7 @@ static void one_model(const struct n3t_model *model)
 /* groups and available_groups: n3t_emit_groups() over @nr distinct models */
 static int group_list_len(const struct n3t_model *const *models, unsigned int nr)
 {
-	const char *seen[N3T_MAX_GROUPS * N3T_TEXT_DOMAINS];
+	const char *seen[N3T_MAX_GROUPS * N3T_TEXT_CORE_TYPES];
 	unsigned int d, g, i, n = 0;
 	int len = 0;
 
@@ -224,15 +224,15 @@ static int group_list_len(const struct n3t_model *const *models, unsigned int nr
 	return len + tlen("\n");
 }
 
-/* every choice of up to N3T_TEXT_DOMAINS distinct models (one per domain) */
-static void domains(void)
+/* every choice of up to N3T_TEXT_CORE_TYPES distinct models (one per core type) */
+static void core_types(void)
 {
-	const struct n3t_model *pick[N3T_TEXT_DOMAINS];
+	const struct n3t_model *pick[N3T_TEXT_CORE_TYPES];
 	unsigned int nr = n3t_nr_models, mask, d, k;
 	int list = 0, names = 0, len;
 
 	for (mask = 1; mask < (1U << nr); mask++) {
-		if (__builtin_popcount(mask) > N3T_TEXT_DOMAINS)
+		if (__builtin_popcount(mask) > N3T_TEXT_CORE_TYPES)
 			continue;
 		for (d = 0, k = 0; d < nr; d++)
 			if (mask & (1U << d))
@@ -253,7 +253,7 @@ int main(void)
 
 	for (i = 0; i < n3t_nr_models; i++)
 		one_model(n3t_models[i]);
-	domains();
+	core_types();
 	printf("bound model_events %d\n", N3T_TEXT_MAX_MODEL_EVENTS);
 	printf("bound model_metrics %d\n", N3T_TEXT_MAX_MODEL_METRICS);
 	printf("bound model_groups %d\n", N3T_TEXT_MAX_MODEL_GROUPS);

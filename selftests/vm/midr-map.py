@@ -34,18 +34,18 @@ def main():
         return num(m.group(1)), num(m.group(2))
 
     n = 0
-    for ln in open(f'{moddir}/models_midr.h'):
-        m = re.search(r'\.range = (MIDR_ALL_VERSIONS|MIDR_RANGE)\((\w+)([^)]*)\),'
-                      r'\s*\.model = &(\w+)', ln)
-        if not m:
-            continue
-        imp, part = model(m.group(2))
-        if m.group(1) == 'MIDR_ALL_VERSIONS':
-            rng = [0, 0, 15, 15]
-        else:
-            rng = [num(t) for t in m.group(3).split(',')[1:]]
-        print(imp, part, *rng, models[m.group(4)])
-        n += 1
+    # each entry: '.model = &TABLE,' then its ranges, up to the next entry
+    text = open(f'{moddir}/models_midr.h').read()
+    for entry in re.split(r'(?=\.model = &)', text)[1:]:
+        table = re.match(r'\.model = &(\w+)', entry).group(1)
+        for m in re.finditer(r'(MIDR_ALL_VERSIONS|MIDR_RANGE)\((\w+)([^)]*)\)', entry):
+            imp, part = model(m.group(2))
+            if m.group(1) == 'MIDR_ALL_VERSIONS':
+                rng = [0, 0, 15, 15]
+            else:
+                rng = [num(t) for t in m.group(3).split(',')[1:]]
+            print(imp, part, *rng, models[table])
+            n += 1
     if not n:
         sys.exit('midr-map: no ranges in models_midr.h')
 

@@ -93,6 +93,19 @@ static inline bool bitmap_equal(const unsigned long *a, const unsigned long *b,
 	for ((bit) = 0; (bit) < (size); (bit)++) \
 		if (test_bit((bit), (addr)))
 
+/* linux/math64.h */
+static inline u64 div64_u64_rem(u64 dividend, u64 divisor, u64 *remainder)
+{
+	*remainder = dividend % divisor;
+	return dividend / divisor;
+}
+
+/* exact: the product in 128 bits (the kernel's too, for a product below 2^64) */
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	return (u64)((__uint128_t)a * b / c);
+}
+
 static inline int fls64(u64 x)
 {
 	return x ? 64 - __builtin_clzll(x) : 0;
