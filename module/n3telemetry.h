@@ -13,6 +13,8 @@
 #define N3T_SET_MAX		(N3T_MAX_CAPACITY + 1)
 #define N3T_INTERVAL_MIN	10
 #define N3T_INTERVAL_MAX	60000
+#define N3T_YIELD_DEFAULT	10	/* percent of each interval (yield_pct) */
+#define N3T_YIELD_MAX		50
 #define N3T_KEEP		U32_MAX	/* n3t_collect_reconfigure(): unchanged */
 
 struct perf_event;
@@ -163,7 +165,10 @@ struct n3t_cpu_set {
  * @turn: intervals since the rotation began (continues the CPU's
  *	struct n3t_base's): the set in rotation this interval is
  *	@nr_every + @turn % (@nr_sets - @nr_every)
- * @active: index of the set counting now
+ * @resting: the rest (yield_pct) after an interval's last slice: every
+ *	counter is off, @slot, @turn and @active name the slice that starts
+ *	when it ends
+ * @active: index of the set counting now (the next one while @resting)
  * @interval_start: ktime_get_ns() at the start of the current interval
  * @epoch: jiffies at the start of the current interval's slice schedule
  * @seq: interval sequence number (continues the CPU's struct n3t_base's)
@@ -187,7 +192,8 @@ struct n3t_cpu_set {
  *	counters the module had at load; see n3t_look()
  * @look_wait: intervals until the next look
  * @looks: looks made (statistics)
- * @slices: slices run (cost statistics)
+ * @slices: sampler runs: slice ends and rest ends (cost statistics)
+ * @rests: rests begun (statistics)
  * @cost_ns: total time spent in the sampler
  * @cost_max_ns: longest sampler run
  * @data: storage of @set, @ev, @ctr, @look, @pub_set and @pub_delta
@@ -214,6 +220,7 @@ struct n3t_cpu {
 	unsigned int nr_slots;
 	unsigned int slot;
 	unsigned int turn;
+	bool resting;
 	unsigned int active;
 	u64 interval_start;
 	unsigned long epoch;
@@ -233,6 +240,7 @@ struct n3t_cpu {
 	unsigned int look_wait;
 	u64 looks;
 	u64 slices;
+	u64 rests;
 	u64 cost_ns;
 	u64 cost_max_ns;
 	u64 data[];
@@ -326,6 +334,10 @@ struct n3t_domain {
  *	never held across cpuhp calls or while taking cpus_read_lock()
  * @interval_ms: interval length
  * @schedule: enum n3t_schedule; a CPU reads it when it is set up
+ * @yield_pct: percent of each interval in which the module holds no
+ *	counter (0 .. N3T_YIELD_MAX); written with WRITE_ONCE() and read by
+ *	the samplers with READ_ONCE() at each slice end: a write takes effect
+ *	from the next slice, without a restart
  * @pmu_type: perf PMU type used for the counters
  * @repacks_down: re-packs for fewer counters since load
  * @repacks_up: re-packs back up since load
@@ -341,6 +353,7 @@ struct n3t_config {
 	struct mutex lock;	/* see above */
 	unsigned int interval_ms;
 	unsigned int schedule;
+	unsigned int yield_pct;
 	u32 pmu_type;
 	unsigned int repacks_down;
 	unsigned int repacks_up;

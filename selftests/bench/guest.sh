@@ -9,7 +9,7 @@
 # repetition only, after the configs) n3t.secs=S n3t.settle=S
 # n3t.reps=N n3t.reads=0|1 n3t.profile=0|1 n3t.perfcost=0|1 (n3t.pfn=FUNCTION
 # n3t.pdepths=1,2,3 for the profile).  Configurations: idle idle-20s
-# mod-default mod-sched-all mod-all mod-100ms mod-10s mod-1set perf-grouped
+# mod-default mod-yield0 mod-sched-all mod-all mod-100ms mod-10s mod-1set perf-grouped
 # perf-flat perf-all-grouped perf-all-flat ne-15s ne-1s ne-15s-wget.
 #
 # The module's rows load it with its defaults except what the row is about:
@@ -96,6 +96,7 @@ start() {	# start CONFIG
 	case "$1" in
 	idle|idle-20s) ;;
 	mod-default) mod_load ;;
+	mod-yield0) mod_load yield_pct=0 ;;
 	mod-sched-all) mod_load schedule=all ;;
 	mod-all) mod_load groups=all ;;
 	mod-100ms) mod_load interval_ms=100 ;;
