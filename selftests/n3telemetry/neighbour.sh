@@ -64,7 +64,8 @@ check task-flexible-6-min-share min_share task-flexible-6
 # module takes the 2 it leaves, except in its rest: the task's flexible
 # events get those then
 # beside_pinned NAME: the task's 2 flexible events beside a CPU-pinned user
-# of 4 counters; fails if the pinned user lost a counter
+# of 4 counters; fails if one of them was not counted or the pinned user
+# lost a counter
 beside_pinned() {
 	u cpu-pinned-bg -c 3 -p -s 3 $EV4 > /tmp/bg.out 2>&1 &
 	_bg=$!
