@@ -3,8 +3,9 @@
  * n3telemetry sampler: per-CPU kernel counters (flexible, or pinned with
  * pinned=1), one event set counting at a time, switched by a CPU-bound
  * deferrable work item on a schedule (enum n3t_schedule: by default the
- * first group's sets every interval and the others in turn); the CPU
- * hotplug callbacks; publication of each set's latest interval, and the
+ * first group's sets every interval and the others in turn), each interval
+ * ending with a rest holding no counter (yield_pct); the CPU hotplug
+ * callbacks; publication of each set's latest interval, and the
  * narrow read API over it (n3t_read_cpu(), n3t_group_age(), n3t_cpu_state(),
  * n3t_read_cost()).  When a set stays starved for counters, or a look finds
  * the counters of load free again, it asks control.c to re-pack by queueing
@@ -141,31 +142,56 @@ noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int code)
 }
 ALLOW_ERROR_INJECTION(n3t_create, ERRNO);
 
-/* The interval in jiffies: at least a jiffy per slice. */
-static unsigned long n3t_interval_jiffies(const struct n3t_cpu *pc)
+/* The interval in jiffies: at least a jiffy per slice, and one for a rest. */
+static unsigned long n3t_interval_jiffies(const struct n3t_cpu *pc, unsigned int pct)
 {
-	return max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms), pc->nr_slots);
+	return max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms), pc->nr_slots + !!pct);
 }
 
 /*
- * Slices end on a schedule of absolute deadlines: slice k of an interval
- * that started at pc->epoch ends at epoch + (k + 1) * interval / nr_slots
- * (in jiffies), so the time the sampler itself takes, or a late timer, does
- * not stretch the interval: it lasts the interval, within a jiffy.  A CPU
- * whose deferrable timer slept through more than a whole interval (idle)
- * starts a new schedule instead of catching up with slices of no length.
- * Return: the delay until the current slice's deadline, at least a jiffy.
+ * The rest that ends each interval (yield_pct): @pct percent of the
+ * interval, rounded up to a jiffy, leaving each slice a jiffy at least.
  */
-static unsigned long n3t_slice_delay(struct n3t_cpu *pc)
+static unsigned long n3t_rest_jiffies(const struct n3t_cpu *pc, unsigned long ivl,
+				      unsigned int pct)
 {
-	unsigned long ivl = n3t_interval_jiffies(pc);
-	unsigned long now = jiffies, end;
+	if (!pct)
+		return 0;
+	return clamp_t(unsigned long,
+		       msecs_to_jiffies(DIV_ROUND_UP(n3t_cfg.interval_ms * pct, 100)),
+		       1, ivl - pc->nr_slots);
+}
 
-	end = pc->epoch + (pc->slot + 1) * ivl / pc->nr_slots;
-	if (time_after(now, end + ivl)) {
-		pc->epoch = now - pc->slot * ivl / pc->nr_slots;
-		end = pc->epoch + (pc->slot + 1) * ivl / pc->nr_slots;
+/*
+ * Slices end on a schedule of absolute deadlines: of an interval that
+ * started at pc->epoch, with a rest of r jiffies (yield_pct) at its end,
+ * slice k ends at epoch + (k + 1) * (interval - r) / nr_slots and the rest
+ * at epoch + interval, which is the next interval's epoch (in jiffies).  So
+ * the time the sampler itself takes, or a late timer, does not stretch the
+ * interval: it lasts the interval, within a jiffy.  A CPU whose deferrable
+ * timer slept through more than a whole interval (idle) starts a new
+ * schedule instead of catching up with slices of no length.
+ * @pct: the yield_pct the sampler read
+ * Return: the delay until the current slice's (or rest's) deadline, at
+ * least a jiffy.
+ */
+static unsigned long n3t_slice_delay(struct n3t_cpu *pc, unsigned int pct)
+{
+	unsigned long ivl = n3t_interval_jiffies(pc, pct);
+	unsigned long work = ivl - n3t_rest_jiffies(pc, ivl, pct);
+	unsigned long now = jiffies, start, end;
+
+	/* offsets from the epoch; resting, the epoch is the rest's end */
+	if (pc->resting) {
+		start = work - ivl;	/* negative: the epoch is ahead */
+		end = 0;
+	} else {
+		start = pc->slot * work / pc->nr_slots;
+		end = (pc->slot + 1) * work / pc->nr_slots;
 	}
+	if (time_after(now, pc->epoch + end + ivl))
+		pc->epoch = now - start;
+	end += pc->epoch;
 	return time_after(end, now) ? end - now : 1;
 }
 
@@ -413,7 +439,9 @@ bool n3t_reduced(const struct n3t_core_type *d)
  * free and the re-pack work packs for them.  A look that finds them taken
  * leaves perf one multiplexing-timer expiry with nothing to rotate: the
  * set enabled next reschedules the CPU's flexible events, which clears
- * perf's rotation request first.
+ * perf's rotation request first.  With a rest (yield_pct) the look is made
+ * at its start, where every counter is off anyway, and perf's timer
+ * rotates at most the others' flexible events once more.
  */
 static void n3t_look(struct n3t_cpu *pc)
 {
@@ -444,30 +472,46 @@ static void n3t_look(struct n3t_cpu *pc)
 
 /*
  * The sampler: runs on pc->cpu at each slice end.  No allocation, no IPI,
- * no global lock: only this CPU's events and this CPU's structure.  Every
+ * no global lock: only this CPU's events and this CPU's structure.
+ *
+ * With yield_pct, the end of an interval's last slice switches every
+ * counter off (the ones the next slice's set shares too: one disable each
+ * more than a switch, and one enable each when the rest ends) and
+ * publishes the interval; the CPU then rests, holding no counter, until
+ * the next interval's epoch, when the first slice's set is enabled.  The
+ * rest is no set's time: no slice, no count, no counting time.  Every
  * N3T_LOOK_EVERY intervals while the domain is reduced, it looks between
- * two intervals (n3t_look()), with every counter off.
+ * two intervals (n3t_look()), with every counter off: at the start of the
+ * rest, or without one between the last slice and the first.
  */
 static void n3t_slice_work(struct work_struct *work)
 {
 	struct n3t_cpu *pc = container_of(to_delayed_work(work), struct n3t_cpu, work);
+	unsigned int pct = READ_ONCE(n3t_cfg.yield_pct);
 	unsigned int slot = pc->slot + 1, turn = pc->turn, next;
 	u64 t0 = local_clock(), cost;
-	bool look = false;
+	bool look = false, rest = false;
 
+	if (pc->resting) {
+		/* the rest ends: the interval's first slice begins */
+		pc->resting = false;
+		n3t_enable_set(pc);
+		goto queue;
+	}
 	if (slot == pc->nr_slots) {
 		slot = 0;
 		turn = n3t_next_turn(pc, turn);
+		rest = pct;
 		if (pc->nr_look && !--pc->look_wait) {
 			look = true;
 			pc->look_wait = N3T_LOOK_EVERY;
 		}
 	}
 	next = n3t_slot_set(pc, slot, turn);
-	n3t_end_slice(pc, look ? N3T_NO_SET : next);
+	n3t_end_slice(pc, look || rest ? N3T_NO_SET : next);
 	n3t_test_delay(N3T_HOOK_SWITCH);
 	if (!slot) {
-		pc->epoch += n3t_interval_jiffies(pc);
+		pc->epoch += n3t_interval_jiffies(pc, pct);
 		n3t_end_interval(pc, ktime_get_ns());
 	}
 	pc->slot = slot;
@@ -475,9 +519,15 @@ static void n3t_slice_work(struct work_struct *work)
 	pc->active = next;
 	if (look)
 		n3t_look(pc);
-	n3t_enable_set(pc);
+	if (rest) {
+		pc->resting = true;
+		pc->rests++;
+	} else {
+		n3t_enable_set(pc);
+	}
+queue:
 	if (!n3t_manual_mode())
-		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_delay(pc));
+		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_delay(pc, pct));
 
 	cost = local_clock() - t0;
 	pc->slices++;
@@ -709,7 +759,8 @@ static int n3t_cpu_online(unsigned int cpu)
 	pc->look_wait = N3T_LOOK_EVERY;
 	n3t_enable_set(pc);
 	if (!n3t_manual_mode())
-		queue_delayed_work_on(cpu, n3t_wq, &pc->work, n3t_slice_delay(pc));
+		queue_delayed_work_on(cpu, n3t_wq, &pc->work,
+				      n3t_slice_delay(pc, READ_ONCE(n3t_cfg.yield_pct)));
 	return 0;
 }
 
@@ -731,11 +782,16 @@ static int n3t_cpu_offline(unsigned int cpu)
 	if (!pc)
 		return 0;
 	cancel_delayed_work_sync(&pc->work);
-	n3t_end_slice(pc, N3T_NO_SET);
+	/* resting, every counter is off and what they counted folded in */
+	if (!pc->resting)
+		n3t_end_slice(pc, N3T_NO_SET);
 	write_seqlock(&b->lock);
 	RCU_INIT_POINTER(per_cpu(n3t_pcpu, cpu), NULL);
 	b->seq = pc->seq;
-	/* the next state goes on with the set whose turn this interval was */
+	/*
+	 * the next state goes on with the set whose turn the interval under
+	 * way was; resting, the next interval's (its predecessor is published)
+	 */
 	b->turn = pc->turn;
 	b->lost += pc->scratch.lost;
 	for (e = 0; e < N3T_MAX_EVENTS; e++) {
@@ -920,6 +976,7 @@ bool n3t_read_cost(unsigned int cpu, struct n3t_cost *cost)
 		cost->total_ns = pc->cost_ns;
 		cost->max_ns = pc->cost_max_ns;
 		cost->looks = pc->looks;
+		cost->rests = pc->rests;
 	}
 	rcu_read_unlock();
 	return pc;

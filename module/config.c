@@ -54,6 +54,30 @@ static const struct kernel_param_ops n3t_param_ms_ops = {
 module_param_cb(interval_ms, &n3t_param_ms_ops, &interval_ms, 0444);
 MODULE_PARM_DESC(interval_ms, "Initial interval in ms, 10..60000 (also writable in sysfs)");
 
+static uint yield_pct = N3T_YIELD_DEFAULT;
+
+/* decimal only, 0..N3T_YIELD_MAX, as the yield_pct file takes it */
+static int n3t_param_set_yield(const char *val, const struct kernel_param *kp)
+{
+	unsigned int pct;
+	int ret = kstrtouint(val, 10, &pct);
+
+	if (ret)
+		return ret;
+	if (pct > N3T_YIELD_MAX)
+		return -ERANGE;
+	*(unsigned int *)kp->arg = pct;
+	return 0;
+}
+
+static const struct kernel_param_ops n3t_param_yield_ops = {
+	.set = n3t_param_set_yield,
+	.get = param_get_uint,
+};
+
+module_param_cb(yield_pct, &n3t_param_yield_ops, &yield_pct, 0444);
+MODULE_PARM_DESC(yield_pct, "Percent of each interval in which the module holds no counter, leaving the PMU to others, 0..50 (default 10; also writable in sysfs)");
+
 static unsigned int sched_param = N3T_SCHED_ROTATE;
 
 /* the words the schedule file takes */
@@ -292,6 +316,7 @@ int n3t_config_init(void)
 
 	n3t_cfg.interval_ms = interval_ms;
 	n3t_cfg.schedule = sched_param;
+	n3t_cfg.yield_pct = yield_pct;
 	for (d = 0; d < n3t_cfg.nr_types; d++) {
 		n3t_cfg.type[d].plan = kzalloc(sizeof(*n3t_cfg.type[d].plan), GFP_KERNEL);
 		if (!n3t_cfg.type[d].plan) {

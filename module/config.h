@@ -16,6 +16,8 @@
 
 #define N3T_INTERVAL_MIN	10
 #define N3T_INTERVAL_MAX	60000
+#define N3T_YIELD_DEFAULT	10	/* percent of each interval (yield_pct) */
+#define N3T_YIELD_MAX		50
 #define N3T_MAX_CORE_TYPES		4
 
 /**
@@ -81,6 +83,10 @@ struct n3t_core_type {
  *	never held across cpuhp calls or while taking cpus_read_lock()
  * @interval_ms: interval length
  * @schedule: enum n3t_schedule; a CPU reads it when it is set up
+ * @yield_pct: percent of each interval in which the module holds no
+ *	counter (0 .. N3T_YIELD_MAX); written with WRITE_ONCE() and read by
+ *	the samplers with READ_ONCE() at each slice end: a write takes effect
+ *	from the next slice, without a restart
  * @pmu_type: perf PMU type used for the counters
  * @repacks_down: re-packs for fewer counters since load
  * @repacks_up: re-packs back up since load
@@ -96,6 +102,7 @@ struct n3t_config {
 	struct mutex lock;	/* see above */
 	unsigned int interval_ms;
 	unsigned int schedule;
+	unsigned int yield_pct;
 	u32 pmu_type;
 	unsigned int repacks_down;
 	unsigned int repacks_up;

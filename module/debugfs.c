@@ -29,8 +29,9 @@ static int n3t_cost_show(struct seq_file *m, void *v)
 
 	for_each_online_cpu(cpu)
 		if (n3t_read_cost(cpu, &cost))
-			seq_printf(m, "cpu%u slices %llu total_ns %llu max_ns %llu looks %llu\n",
-				   cpu, cost.slices, cost.total_ns, cost.max_ns, cost.looks);
+			seq_printf(m, "cpu%u slices %llu total_ns %llu max_ns %llu looks %llu rests %llu\n",
+				   cpu, cost.slices, cost.total_ns, cost.max_ns, cost.looks,
+				   cost.rests);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(n3t_cost);

@@ -166,7 +166,10 @@ struct n3t_cpu_set {
  * @turn: intervals since the rotation began (continues the CPU's
  *	struct n3t_base's): the set in rotation this interval is
  *	@nr_every + @turn % (@nr_sets - @nr_every)
- * @active: index of the set counting now
+ * @resting: the rest (yield_pct) after an interval's last slice: every
+ *	counter is off, @slot, @turn and @active name the slice that starts
+ *	when it ends
+ * @active: index of the set counting now (the next one while @resting)
  * @interval_start: ktime_get_ns() at the start of the current interval
  * @epoch: jiffies at the start of the current interval's slice schedule
  * @seq: interval sequence number (continues the CPU's struct n3t_base's)
@@ -190,7 +193,8 @@ struct n3t_cpu_set {
  *	counters the module had at load; see n3t_look()
  * @look_wait: intervals until the next look
  * @looks: looks made (statistics)
- * @slices: slices run (cost statistics)
+ * @slices: sampler runs: slice ends and rest ends (cost statistics)
+ * @rests: rests begun (statistics)
  * @cost_ns: total time spent in the sampler
  * @cost_max_ns: longest sampler run
  * @data: storage of @set, @ev, @ctr, @look, @pub_set and @pub_delta
@@ -217,6 +221,7 @@ struct n3t_cpu {
 	unsigned int nr_slots;
 	unsigned int slot;
 	unsigned int turn;
+	bool resting;
 	unsigned int active;
 	u64 interval_start;
 	unsigned long epoch;
@@ -236,6 +241,7 @@ struct n3t_cpu {
 	unsigned int look_wait;
 	u64 looks;
 	u64 slices;
+	u64 rests;
 	u64 cost_ns;
 	u64 cost_max_ns;
 	u64 data[];
@@ -274,16 +280,18 @@ const char *n3t_cpu_state_name(enum n3t_cpu_state state);
 
 /**
  * struct n3t_cost - what a CPU's sampler has cost so far (debugfs cost)
- * @slices: slices run
+ * @slices: sampler runs: slice ends and rest ends
  * @total_ns: time spent in the sampler
  * @max_ns: its longest run
  * @looks: looks made (n3t_look())
+ * @rests: rests begun (yield_pct)
  */
 struct n3t_cost {
 	u64 slices;
 	u64 total_ns;
 	u64 max_ns;
 	u64 looks;
+	u64 rests;
 };
 
 bool n3t_read_cost(unsigned int cpu, struct n3t_cost *cost);

@@ -592,21 +592,48 @@ static ssize_t interval_ms_show(struct kobject *kobj, struct kobj_attribute *att
 	return sysfs_emit(buf, "%u\n", READ_ONCE(n3t_cfg.interval_ms));
 }
 
+/* A decimal number in @min..@max, alone: -EINVAL for garbage, -ERANGE out of range. */
+static int n3t_parse_decimal(const char *buf, size_t count, unsigned int min,
+			     unsigned int max, unsigned int *v)
+{
+	int ret;
+
+	if (count > N3T_WRITE_MAX || memchr(buf, 0, count))
+		return -EINVAL;
+	ret = kstrtouint(buf, 10, v);
+	if (ret)
+		return ret;
+	return *v < min || *v > max ? -ERANGE : 0;
+}
+
 static ssize_t interval_ms_store(struct kobject *kobj, struct kobj_attribute *attr,
 				 const char *buf, size_t count)
 {
 	unsigned int ms;
 	int ret;
 
-	if (count > N3T_WRITE_MAX || memchr(buf, 0, count))
-		return -EINVAL;
-	ret = kstrtouint(buf, 10, &ms);
+	ret = n3t_parse_decimal(buf, count, N3T_INTERVAL_MIN, N3T_INTERVAL_MAX, &ms);
+	if (!ret)
+		ret = n3t_collect_reconfigure(NULL, ms, N3T_KEEP);
+	return ret ? ret : count;
+}
+
+static ssize_t yield_pct_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(n3t_cfg.yield_pct));
+}
+
+/* applied from each CPU's next slice end, no restart (struct n3t_config) */
+static ssize_t yield_pct_store(struct kobject *kobj, struct kobj_attribute *attr,
+			       const char *buf, size_t count)
+{
+	unsigned int pct;
+	int ret = n3t_parse_decimal(buf, count, 0, N3T_YIELD_MAX, &pct);
+
 	if (ret)
 		return ret;
-	if (ms < N3T_INTERVAL_MIN || ms > N3T_INTERVAL_MAX)
-		return -ERANGE;
-	ret = n3t_collect_reconfigure(NULL, ms, N3T_KEEP);
-	return ret ? ret : count;
+	WRITE_ONCE(n3t_cfg.yield_pct, pct);
+	return count;
 }
 
 static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
@@ -728,6 +755,7 @@ static struct kobj_attribute available_groups_attr = __ATTR_RO(available_groups)
 static struct kobj_attribute sets_attr = __ATTR_RO(sets);
 static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
 static struct kobj_attribute schedule_attr = __ATTR_RW(schedule);
+static struct kobj_attribute yield_pct_attr = __ATTR_RW(yield_pct);
 
 static struct attribute *n3t_top_attrs[] = {
 	&version_attr.attr,
@@ -740,6 +768,7 @@ static struct attribute *n3t_top_attrs[] = {
 	&sets_attr.attr,
 	&enabled_attr.attr,
 	&schedule_attr.attr,
+	&yield_pct_attr.attr,
 	NULL,
 };
 

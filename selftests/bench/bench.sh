@@ -118,7 +118,7 @@ fi
 # Every boot is independent (the guest's clock is its instruction count):
 # run up to $jobs at a time.
 step "boots, $jobs at a time"
-all=idle,idle-20s,mod-default,mod-sched-all,mod-all,mod-100ms,mod-10s,mod-1set,perf-grouped,perf-flat,perf-all-grouped,perf-all-flat,ne-15s,ne-1s,ne-15s-wget
+all=idle,idle-20s,mod-default,mod-yield0,mod-sched-all,mod-all,mod-100ms,mod-10s,mod-1set,perf-grouped,perf-flat,perf-all-grouped,perf-all-flat,ne-15s,ne-1s,ne-15s-wget
 few=idle,mod-default,mod-sched-all,mod-all,mod-100ms,perf-grouped,perf-flat,ne-15s,ne-1s
 specs=()
 for n in ${N3T_BENCH_CPUS:-1 4 16}; do

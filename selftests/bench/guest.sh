@@ -11,7 +11,7 @@
 # n3t.pdepths=1,2,3 for the profile) n3t.events=0|1 (count the kernel's
 # scheduler, timer, interrupt and work-item events in every run, "BENCH ev"
 # lines: tracing costs work, so not for the figures).  Configurations: idle idle-20s
-# mod-default mod-sched-all mod-all mod-100ms mod-10s mod-1set perf-grouped
+# mod-default mod-yield0 mod-sched-all mod-all mod-100ms mod-10s mod-1set perf-grouped
 # perf-flat perf-all-grouped perf-all-flat ne-15s ne-1s ne-15s-wget.
 #
 # The module's rows load it with its defaults except what the row is about:
@@ -99,6 +99,7 @@ start() {	# start CONFIG
 	case "$1" in
 	idle|idle-20s) ;;
 	mod-default) mod_load ;;
+	mod-yield0) mod_load yield_pct=0 ;;
 	mod-sched-all) mod_load schedule=all ;;
 	mod-all) mod_load groups=all ;;
 	mod-100ms) mod_load interval_ms=100 ;;

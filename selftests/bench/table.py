@@ -18,7 +18,7 @@ import sys
 from collections import defaultdict
 
 INS_PER_ITER = 2
-ORDER = ['idle', 'idle-20s', 'mod-default', 'mod-sched-all', 'mod-all', 'mod-100ms', 'mod-10s',
+ORDER = ['idle', 'idle-20s', 'mod-default', 'mod-yield0', 'mod-sched-all', 'mod-all', 'mod-100ms', 'mod-10s',
          'mod-1set', 'perf-grouped', 'perf-flat', 'perf-all-grouped', 'perf-all-flat',
          'ne-15s', 'ne-1s', 'ne-15s-wget']
 # the module's rows: every parameter at its default but those named
@@ -26,6 +26,7 @@ DESC = {
     'idle': 'nothing loaded',
     'idle-20s': 'nothing loaded, 20 s window',
     'mod-default': 'module, default, 1 s',
+    'mod-yield0': 'module, yield_pct=0 (no rest), 1 s',
     'mod-sched-all': 'module, schedule=all, 1 s',
     'mod-all': 'module, all groups, 1 s',
     'mod-100ms': 'module, default, 100 ms',

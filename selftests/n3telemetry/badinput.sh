@@ -5,7 +5,7 @@
 . ./lib.sh
 need_module
 
-state() { cat $N3T/interval_ms $N3T/groups $N3T/sets $N3T/enabled | md5sum; }
+state() { cat $N3T/interval_ms $N3T/groups $N3T/sets $N3T/enabled $N3T/yield_pct | md5sum; }
 
 LONG=$(awk 'BEGIN { for (i = 0; i < 600; i++) printf "1" }')
 LONGG=$(awk 'BEGIN { for (i = 0; i < 60; i++) printf "topdown_l1 " }')
@@ -37,6 +37,20 @@ interval_ms|0|ERANGE
 interval_ms|60001|ERANGE
 interval_ms|4294967296|ERANGE
 interval_ms|99999999999999999999|ERANGE
+yield_pct|\n|EINVAL
+yield_pct|abc|EINVAL
+yield_pct|5x|EINVAL
+yield_pct|-1|EINVAL
+yield_pct| 5|EINVAL
+yield_pct|5 5|EINVAL
+yield_pct|0x5|EINVAL
+yield_pct|5.5|EINVAL
+yield_pct|5\n\n|EINVAL
+yield_pct|5\0000|EINVAL
+yield_pct|$LONG|EINVAL
+yield_pct|51|ERANGE
+yield_pct|100|ERANGE
+yield_pct|4294967296|ERANGE
 groups|\n|EINVAL
 groups|   |EINVAL
 groups|bogus|EINVAL
@@ -100,6 +114,11 @@ expect_eq groups-set "general l1d_cache" "$(cat $N3T/groups)"
 expect_eq valid-commas OK "$(errno_of $N3T/groups 'general,l1d_cache')"
 expect_eq groups-set-commas "general l1d_cache" "$(cat $N3T/groups)"
 expect_eq valid-default OK "$(errno_of $N3T/groups 'default\n')"
+expect_eq yield-default 10 "$(cat $N3T/yield_pct)"
+expect_eq valid-yield-0 OK "$(errno_of $N3T/yield_pct '0\n')"
+expect_eq yield-set-0 0 "$(cat $N3T/yield_pct)"
+expect_eq valid-yield-50 OK "$(errno_of $N3T/yield_pct '50')"
+expect_eq yield-set-50 50 "$(cat $N3T/yield_pct)"
 
 # only root writes
 check nobody-no-write sh -c "! su nobody -s /bin/sh -c 'echo 100 > $N3T/interval_ms' 2> /dev/null"
@@ -113,6 +132,15 @@ check load-interval-hex-refused fails n3t_load force=1 interval_ms=0x64
 check load-interval-leading-zero-decimal n3t_load force=1 interval_ms=0100
 expect_eq leading-zero-is-decimal 100 "$(cat $N3T/interval_ms)"
 check unload-leading-zero n3t_unload
+# yield_pct: the file's grammar and range
+check load-yield-hex-refused fails n3t_load force=1 yield_pct=0x5
+check load-yield-too-big-refused fails n3t_load force=1 yield_pct=51
+check load-yield-leading-zero-decimal n3t_load force=1 yield_pct=010
+expect_eq yield-leading-zero-is-decimal 10 "$(cat $N3T/yield_pct)"
+check unload-yield n3t_unload
+check load-yield-0 n3t_load force=1 yield_pct=0
+expect_eq yield-param-0 0 "$(cat $N3T/yield_pct)"
+check unload-yield-0 n3t_unload
 check load-reserve-below-minus-1-refused fails n3t_load force=1 reserve=-2
 check reserve-below-minus-1-logged sh -c "dmesg | tail -3 | grep -q 'reserve=-2: not a number of counters'"
 check load-reserve-too-many-refused fails n3t_load force=1 reserve=64

@@ -252,14 +252,20 @@ errno_of() {
 # tp_setup COUNTERS [n3telemetry params]: test PMU + n3telemetry on it, slices
 # ending only on "advance", positioned at the start of an interval (set 0).
 # Every set in every interval (schedule=all: an interval is NSETS slices)
-# unless the params say schedule=rotate (schedule.sh).
+# unless the params say schedule=rotate (schedule.sh); no rest
+# (yield_pct=0) unless TP_YIELD is set: TP_YIELD= (empty) keeps the
+# module's default, TP_YIELD=yield_pct=N sets one.  With a rest, an
+# interval is NSETS slices and REST=1 more "advance" that ends its rest.
 tp_setup() {
 	insmod "$N3T_TEST_MODDIR/n3t_testpmu.ko" counters="$1" || return 1
 	shift
 	TP=$(cat /sys/bus/event_source/devices/n3t_testpmu/type)
-	n3t_load force=1 pmu_type="$TP" interval_ms=60000 schedule=all "$@" || return 1
+	n3t_load force=1 pmu_type="$TP" interval_ms=60000 schedule=all \
+		${TP_YIELD-yield_pct=0} "$@" || return 1
 	echo 1 > $DBG/manual
 	NSETS=$(wc -l < $N3T/sets)
+	REST=1
+	[ "$(cat $N3T/yield_pct)" = 0 ] && REST=0
 	if grep -q '\[rotate\]' $N3T/schedule; then
 		# an interval is the sets of every interval and one in turn:
 		# end slices until the first interval ends, then count them
@@ -270,6 +276,7 @@ tp_setup() {
 			_i=$((_i + 1))
 		done
 		NSETS=$(value $N3T/cpu0/status sets_per_interval)
+		[ $REST = 0 ] || advance -1
 	else
 		advance_interval -1
 	fi
@@ -285,7 +292,7 @@ advance() { echo "${1:--1}" > $DBG/advance; }
 
 advance_interval() {
 	_i=0
-	while [ $_i -lt "$NSETS" ]; do
+	while [ $_i -lt $((NSETS + ${REST:-0})) ]; do
 		advance "$1"
 		_i=$((_i + 1))
 	done
@@ -308,6 +315,25 @@ scripted_slices() {
 	done
 }
 
+# all_ages DIR: the seq of each selected group's values (ages), in order;
+# with N3's default groups: topdown_l1 (set 0),
+# topdown_frontend (sets 1, 2), topdown_backend (2, 3, 4), general (3),
+# l1i_cache and l1d_cache (5), l2_cache and ll_cache (6)
+all_ages() { awk '{ printf " %s", $3 }' "$1/ages"; }
+# st DIR NAME: a status value
+st() { value "$1/status" "$2"; }
+# want VECTOR METRIC: the exact value of METRIC over VECTOR's counts
+want() { echo "$1" | awk -v m="$2" -f ./expect.awk; }
+# group_is LABEL DIR GROUP VECTOR|nan: every metric of GROUP as from VECTOR, or nan
+group_is() {
+	_bad=0
+	while read -r _m _got; do
+		if [ "$4" = nan ]; then _w=nan; else _w=$(want "$4" "$_m"); fi
+		[ "$_got" = "$_w" ] || { echo "# $1: $3/$_m $_got, want $_w"; _bad=$((_bad + 1)); }
+	done < "$2/$3"
+	expect_eq "$1" 0 "$_bad"
+}
+
 # scripted_interval CPU VECTOR [CPU VECTOR]...: one whole interval; in every
 # slice each listed CPU is given its vector, and only the events of the set
 # counting at that moment take the counts (as on hardware)
@@ -326,4 +352,5 @@ scripted_interval() {
 		advance -1
 		_s=$((_s + 1))
 	done
+	[ "${REST:-0}" = 0 ] || advance -1
 }

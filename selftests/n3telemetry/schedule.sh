@@ -21,23 +21,7 @@ CPUS=/sys/devices/system/cpu
 
 # ages_seq DIR GROUP: the interval GROUP's values come from
 ages_seq() { awk -v g="$2" '$1 == g { print $3 }' "$1/ages"; }
-# all_ages DIR: ages_seq of the default groups, in order: topdown_l1 (set 0),
-# topdown_frontend (sets 1, 2), topdown_backend (2, 3, 4), general (3),
-# l1i_cache and l1d_cache (5), l2_cache and ll_cache (6)
-all_ages() { awk '{ printf " %s", $3 }' "$1/ages"; }
-# st DIR NAME: a status value
-st() { value "$1/status" "$2"; }
-# want VECTOR METRIC: the exact value of METRIC over VECTOR's counts
-want() { echo "$1" | awk -v m="$2" -f ./expect.awk; }
-# group_is LABEL DIR GROUP VECTOR|nan: every metric of GROUP as from VECTOR, or nan
-group_is() {
-	_bad=0
-	while read -r _m _got; do
-		if [ "$4" = nan ]; then _w=nan; else _w=$(want "$4" "$_m"); fi
-		[ "$_got" = "$_w" ] || { echo "# $1: $3/$_m $_got, want $_w"; _bad=$((_bad + 1)); }
-	done < "$2/$3"
-	expect_eq "$1" 0 "$_bad"
-}
+# all_ages, st, want, group_is: lib.sh
 
 tp_setup 6 schedule=rotate || exit 1
 check schedule-file-rotate grep -qx '\[rotate\] all' $N3T/schedule
