@@ -512,6 +512,13 @@ static void n3t_slice_work(struct work_struct *work)
 	n3t_test_delay(N3T_HOOK_SWITCH);
 	if (!slot) {
 		pc->epoch += n3t_interval_jiffies(pc, pct);
+		/*
+		 * No rest, but the last slice ended where a rest was planned
+		 * (yield_pct lowered to 0 during it): the new interval starts
+		 * now, not when that rest would have ended
+		 */
+		if (!rest && time_after(pc->epoch, jiffies))
+			pc->epoch = jiffies;
 		n3t_end_interval(pc, ktime_get_ns());
 	}
 	pc->slot = slot;

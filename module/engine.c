@@ -222,6 +222,8 @@ static bool n3t_quotient(__int128_t n, __int128_t d, s64 *res)
 	if (q > (u64)S64_MAX / N3T_FIXED_SCALE)
 		return false;
 	if (!(ud >> 64) && r < BIT_ULL(44)) {
+		/* exact on every kernel: ilog2(r) + ilog2(scale) <= 43 + 19, 6.1's bound */
+		BUILD_BUG_ON(ilog2(N3T_FIXED_SCALE) + 43 > 62);
 		frac = mul_u64_u64_div_u64((u64)r, N3T_FIXED_SCALE, (u64)ud);
 	} else {
 		for (i = 0; i < 6; i++)		/* r < ud < 2^122: r * 10 fits */

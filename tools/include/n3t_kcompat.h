@@ -100,7 +100,15 @@ static inline u64 div64_u64_rem(u64 dividend, u64 divisor, u64 *remainder)
 	return dividend / divisor;
 }
 
-/* exact: the product in 128 bits (the kernel's too, for a product below 2^64) */
+#define BUILD_BUG_ON(cond) _Static_assert(!(cond), #cond)
+#define ilog2(n) (63 - __builtin_clzll(n))	/* n > 0 */
+
+/*
+ * Exact: the product in 128 bits.  The kernel's is exact too where its
+ * callers here use it, but only there on 6.1 (lib/math/div64.c divides
+ * a * b in 64 bits when ilog2(a) + ilog2(b) <= 62 and approximates above);
+ * engine.c asserts its bound at build time.
+ */
 static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
 	return (u64)((__uint128_t)a * b / c);
