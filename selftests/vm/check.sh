@@ -195,7 +195,7 @@ step "VM tests on 6.12 debug kernel (qemu -M virt -cpu max -smp 4)"
 vlog=$out/console-6.12.log
 vt0=$(date +%s)
 if qemu "$kdir/arch/arm64/boot/Image" "$out/initramfs-6.12.cpio.gz" "n3t.mode=check kunit.enable=1" \
-	"$vlog" 1800 && grep -q N3T-DONE "$vlog"; then
+	"$vlog" 2700 && grep -q N3T-DONE "$vlog"; then
 	record PASS vm-6.12-poweroff
 else
 	tail -30 "$vlog"
