@@ -164,7 +164,8 @@ modstate() {
 		awk -v c="$c" '$1 == "seq" { s = $2 } $1 == "end_ns" { e = $2 }
 			END { print "ivl", c, s, e }' "$d/status"
 	done
-	[ -r $DBG/cost ] && awk '{ print "cost", substr($1, 4), $3, $5 }' $DBG/cost
+	# the slices: the sampler's runs less the rests' ends (yield_pct)
+	[ -r $DBG/cost ] && awk '{ print "cost", substr($1, 4), $3 - ($10 == "rests" ? $11 : 0), $5 }' $DBG/cost
 }
 
 # n3t.events=1: the kernel's events in each run (scheduler, timers,
