@@ -342,7 +342,8 @@ n = c2 / v
 sys.exit(not (c1 == c2 and c2 > 0 and n == int(n)))" || echo "   cycles $c1 then $c2 (vector $cyc)"
 sleep 10
 chk exact "$spec" "$out/cores/neoverse-n3.vec" "$out/counted-events.txt" > "$out/exact.txt" || true
-grep '^#   ' "$out/exact.txt" | head -8
+# (not grep | head: with pipefail, grep killed by SIGPIPE would end the test)
+awk '/^#   / && n++ < 8' "$out/exact.txt"
 while read -r ok name; do
 	case $ok in ok) record PASS "$name" ;; not) record FAIL "${name#ok }" ;; esac
 done < <(grep -E '^(ok|not ok) ' "$out/exact.txt")
