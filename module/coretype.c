@@ -2,11 +2,12 @@
 /*
  * n3telemetry core types: which table describes each CPU (its MIDR matched
  * against the tables' ranges with the kernel's is_midr_in_range_list(), or
- * force=, or test_models=), what its PMU implements (PMCEID, PMCR_EL0.N,
- * PMMIR_EL1.SLOTS), the PMU to count with (pmu_type=), and which CPUs the
- * module may touch at all (cpu_is_isolated()).  The CPUs of one core type
- * are one struct n3t_core_type of n3t_cfg; n3t_detect() makes them at load,
- * the online callbacks add CPUs that come later (n3t_cpu_identify()).
+ * from 6.15 its per-range helper; or force=, or test_models=), what its PMU
+ * implements (PMCEID, PMCR_EL0.N, PMMIR_EL1.SLOTS), the PMU to count with
+ * (pmu_type=), and which CPUs the module may touch at all
+ * (cpu_is_isolated()).  The CPUs of one core type are one struct
+ * n3t_core_type of n3t_cfg; n3t_detect() makes them at load, the online
+ * callbacks add CPUs that come later (n3t_cpu_identify()).
  *
  * Calls only config.c, the engine and the tables; includes config.h,
  * coretype.h and the generated models.h and models_midr.h.
@@ -117,13 +118,33 @@ static void n3t_read_id(void *info)
 #endif
 }
 
+#ifdef CONFIG_ARM64
+/*
+ * Whether @midr, read on its own CPU, is in @ranges.  From 6.15 the kernel's
+ * is_midr_in_range_list() tests the calling CPU's MIDR (or, in a guest, the
+ * implementations its hypervisor names), not one given to it: there, each
+ * range is compared with the helper that function uses for it.
+ */
+static bool n3t_midr_in_ranges(u32 midr, const struct midr_range *ranges)
+{
+#ifdef N3T_HAVE_MIDR_LIST_OF_MIDR	/* up to 6.14, see module/Kbuild */
+	return is_midr_in_range_list(midr, ranges);
+#else
+	for (; ranges->model; ranges++)
+		if (midr_is_cpu_model_range(midr, ranges->model, ranges->rv_min, ranges->rv_max))
+			return true;
+	return false;
+#endif
+}
+#endif
+
 static const struct n3t_model *n3t_match_model(u32 midr)
 {
 #ifdef CONFIG_ARM64
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(n3t_midr_matches); i++)
-		if (is_midr_in_range_list(midr, n3t_midr_matches[i].ranges))
+		if (n3t_midr_in_ranges(midr, n3t_midr_matches[i].ranges))
 			return n3t_midr_matches[i].model;
 #endif
 	return NULL;

@@ -16,6 +16,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/perf_event.h>
+#include <linux/sched.h>
 
 #include "n3telemetry.h"
 #include "probe.h"
@@ -168,6 +169,7 @@ int n3t_probe_capacity(void)
 		cpus_read_unlock();
 		if (ret)
 			break;
+		cond_resched();	/* a few hundred CPUs: counters made and freed on each */
 		if (!probed)
 			continue;
 		d = dom - n3t_cfg.type;
