@@ -138,7 +138,8 @@ uninstall-data:
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
-	$(MAKE) -C tools/n3tel clean
+	# DKMS's copy of the tree (its default CLEAN is make clean) has no tools/
+	if [ -d tools/n3tel ]; then $(MAKE) -C tools/n3tel clean; fi
 	rm -rf build
 
 tools:

@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The end-to-end test's kernel upgrade (selftests/vm/e2e.sh): the arm64
+# packages a Debian 12 system installs to move to bookworm-backports' kernel
+# (image, headers, their common headers and kbuild, and what kbuild needs
+# that the test's root filesystem lacks), fetched with apt-get download for
+# the guest to install with apt.  Cached like the kernels.
+# Prints the kernel's ABI name, then the cache directory (the .debs), as its
+# last two lines; exits 1 if apt knows no backports kernel.
+set -euo pipefail
+
+cache=${N3T_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n3telemetry}
+ver=$(apt-cache policy linux-image-arm64:arm64 | awk '$1 ~ /bpo/ { print $1; exit }')
+[ -n "$ver" ] || { echo "upgrade-debs: no backports linux-image-arm64:arm64 in apt lists" >&2; exit 1; }
+img=$(apt-cache depends "linux-image-arm64:arm64=$ver" |
+	sed -n 's/.*Depends: \(linux-image-[^:]*\).*/\1/p' | head -1)
+[ -n "$img" ] || { echo "upgrade-debs: linux-image-arm64 $ver depends on no image" >&2; exit 1; }
+abi=${img#linux-image-}		# 6.12.NN+deb12-arm64
+rel=${abi%-arm64}
+out="$cache/upgrade-debs-$abi"
+
+if [ ! -e "$out/.done" ]; then
+	echo "upgrade-debs: fetching $img and its headers into $out" >&2
+	rm -rf "$out" && mkdir -p "$out"
+	chmod 777 "$out"
+	# libdw1 for pahole, which the 6.12 kbuild needs: not in the root
+	# filesystem (selftests/vm/rootfs.sh), whose 6.1 kbuild does without
+	(cd "$out" && apt-get download -q "$img:arm64" "linux-headers-$abi:arm64" \
+		"linux-headers-$rel-common:all" "linux-kbuild-$rel:arm64" \
+		pahole:arm64 libdw1:arm64 >&2)
+	touch "$out/.done"
+fi
+echo "$abi"
+echo "$out"
