@@ -137,8 +137,9 @@ uninstall-data:
 		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR))
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
-	# DKMS's copy of the tree (its default CLEAN is make clean) has no tools/
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(wildcard selftests/testpmu),N3T_TESTS=y) \
+		$(if $(wildcard selftests/bench/perfcost),N3T_BENCH=y) clean 2>/dev/null || true
+	# the package's copy of the tree in /usr/src has no tools/ (nor selftests/)
 	if [ -d tools/n3tel ]; then $(MAKE) -C tools/n3tel clean; fi
 	rm -rf build
 

@@ -304,7 +304,7 @@ journal_errors() {
 # the whole boot's errors and kernel log are kept and those before the load
 # printed.  Before the load it is the kernel's boot under emulation, where a
 # host busy with other VMs can starve a vCPU long enough for an RCU stall
-# report (seen in the initramfs, 34 s into a boot, on a loaded CI host): not
+# report (seen in the initramfs, 34 s into a boot, on a loaded host): not
 # the module's doing, which is not loaded from the initramfs QEMU is given.
 boot_errors() {
 	local name=$1 from
