@@ -9,12 +9,8 @@
 set -euo pipefail
 
 cache=${N3T_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n3telemetry}
-ver=$(apt-cache policy linux-image-arm64:arm64 | awk '$1 ~ /bpo/ { print $1; exit }')
-[ -n "$ver" ] || { echo "bpo-kernel: no backports linux-image-arm64:arm64 in apt lists" >&2; exit 1; }
-img=$(apt-cache depends "linux-image-arm64:arm64=$ver" |
-	sed -n 's/.*Depends: \(linux-image-[^:]*\).*/\1/p' | head -1)
-[ -n "$img" ] || { echo "bpo-kernel: linux-image-arm64 $ver depends on no image" >&2; exit 1; }
-abi=${img#linux-image-}		# 6.12.NN+deb12-arm64
+abi=$("$(dirname "$0")/../vm/bpo-abi.sh")	# 6.12.NN+deb12-arm64
+img=linux-image-$abi
 rel=${abi%-arm64}
 common=linux-headers-$rel-common
 kbuild=linux-kbuild-$rel
