@@ -311,14 +311,15 @@ boot_errors() {
 	from=$(gs systemctl show -P InactiveExitTimestampMonotonic modprobe@n3telemetry.service)
 	gs journalctl --no-pager -q -o short-monotonic -b -k > "$out/kernel-$name.txt" 2>&1 || true
 	journal_errors "$out/journal-err-$name-boot.txt" -b > /dev/null || true
-	awk -v from="${from:-0}" '{ t = substr($1 $2, 2); sub(/\].*/, "", t) } t * 1e6 < from' \
-		"$out/journal-err-$name-boot.txt" > "$out/journal-err-$name-before-load.txt"
-	if grep -q . "$out/journal-err-$name-before-load.txt"; then
+	# journalctl's "[  33.855737] host ..." split in two at the load
+	awk -v from="${from:-0}" -v before="$out/journal-err-$name-before-load.txt" '
+		{ t = substr($1 $2, 2); sub(/\].*/, "", t) }
+		t * 1e6 < from { print > before; next }
+		{ print }' "$out/journal-err-$name-boot.txt" > "$out/journal-err-$name.txt"
+	if [ -s "$out/journal-err-$name-before-load.txt" ]; then
 		echo "   errors before the module's load (at $(( ${from:-0} / 1000000 )) s), not asserted:"
 		sed 's/^/   /' "$out/journal-err-$name-before-load.txt" | tail -5
 	fi
-	awk -v from="${from:-0}" '{ t = substr($1 $2, 2); sub(/\].*/, "", t) } t * 1e6 >= from' \
-		"$out/journal-err-$name-boot.txt" > "$out/journal-err-$name.txt"
 	grep -q . "$out/journal-err-$name.txt" || return 1
 	sed 's/^/   /' "$out/journal-err-$name.txt" | tail -20
 }
