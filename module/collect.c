@@ -3,18 +3,29 @@
  * n3telemetry sampler: per-CPU kernel counters (flexible, or pinned with
  * pinned=1), one event set counting at a time, switched by a CPU-bound
  * deferrable work item on a schedule (enum n3t_schedule: by default the
- * first group's sets every interval and the others in turn), each interval
- * ending with a rest holding no counter (yield_pct); the CPU hotplug
- * callbacks; publication of each set's latest interval, and the
+ * first group's sets every interval, and every few intervals one other set
+ * in turn), optionally each interval ending with a rest holding no counter
+ * (yield_pct); stepping aside, per CPU, for other perf users; the CPU
+ * hotplug callbacks; publication of each set's latest interval, and the
  * narrow read API over it (n3t_read_cpu(), n3t_group_age(), n3t_cpu_state(),
- * n3t_read_cost()).  When a set stays starved for counters, or a look finds
- * the counters of load free again, it asks control.c to re-pack by queueing
- * n3t_repack_work.
+ * n3t_read_cost()).
  *
  * perf_event_create_kernel_counter() cannot create groups, so the module
- * itself guarantees co-scheduling: every event of every set is created
- * disabled, on each CPU exactly one set is enabled at a time, and a slice
- * in which any member did not count the whole time is discarded.
+ * itself guarantees co-scheduling: on each CPU exactly one set is enabled
+ * at a time, and a slice in which any member did not count the whole time
+ * is discarded.  Only what counts is in perf's lists, where every
+ * reschedule walks it: the events of the sets counted in every interval
+ * are created disabled with the CPU's state, a rotating set's events are
+ * created at the start of its slice and released at its end.
+ *
+ * Stepping aside: a slice that did not count the whole time means another
+ * perf user wants the counters (a pinned one always wins; a CPU-wide
+ * flexible one makes perf rotate).  That CPU alone then releases every
+ * counter and publishes intervals with nothing counted (nan), and every
+ * few intervals looks whether its first set fits again: it creates that
+ * set's events, newer than the other user's and so scheduled after them,
+ * and keeps them if every one counts, else releases them at once.  The
+ * other CPUs carry on.
  * Reads and set switches run in work bound to the events' CPU, where
  * perf_event_read_value(), perf_event_enable() and perf_event_disable() act
  * locally without an IPI.
@@ -51,13 +62,17 @@
 static DEFINE_PER_CPU(struct n3t_cpu __rcu *, n3t_pcpu);
 /* what each possible CPU counted before its current state (struct n3t_base) */
 static struct n3t_base __percpu *n3t_base;
-/* enum n3t_cpu_state, written by the hotplug callbacks */
+/* enum n3t_cpu_state, written by the hotplug callbacks and the sampler */
 static DEFINE_PER_CPU(int, n3t_state);
+/* pause leases in force on each CPU (n3t_lease()) */
+static DEFINE_PER_CPU(atomic_t, n3t_leases);
 /* the hotplug state, registered once at load, removed once at unload */
 static enum cpuhp_state n3t_hp_state;
 /* collection runs: a CPU coming online is set up (written under n3t_cfg.reconf) */
 static bool n3t_running;
-struct workqueue_struct *n3t_wq;
+static struct workqueue_struct *n3t_wq;
+/* sets up the CPUs that stop being isolated (n3t_isol_fn()) */
+static struct delayed_work n3t_isol_work;
 #ifdef N3T_TEST_HOOKS
 /* Test builds: slices end only when "advance" is written (debugfs "manual"). */
 static bool n3t_manual_mode(void)
@@ -71,24 +86,10 @@ static bool n3t_manual_mode(void)
 	return false;
 }
 #endif
-/* Re-pack after a set never counted in this many of its intervals in a row. */
-#define N3T_REPACK_AFTER	3
-/* while reduced, a CPU looks every N3T_LOOK_EVERY intervals (n3t_look()) */
-#define N3T_LOOK_EVERY		4
+/* stepped aside, a CPU looks after 1, 2 or 4 intervals (struct n3t_cpu.aside_backoff) */
+#define N3T_ASIDE_WAIT_MAX	4
 /* n3t_end_slice(): no set counts next, every counter goes off */
 #define N3T_NO_SET		UINT_MAX
-/* the re-pack request: its function is control.c's n3t_repack_fn() */
-struct work_struct n3t_repack_work;
-/* set when a re-pack did not help; cleared by the next reconfiguration */
-bool n3t_repack_off;
-/* no look queues a re-pack before this (jiffies): set after a vain step up */
-unsigned long n3t_look_after;
-/* a look saw the load-time counters free: the queued re-pack steps up */
-bool n3t_repack_up;
-/* collection starts so far (under reconf), and the one a request came from */
-unsigned int n3t_gen;
-unsigned int n3t_repack_gen;
-unsigned int n3t_repack_up_gen;
 /* the first CPU that could not be set up since the last start is logged */
 atomic_t n3t_cpu_warned;
 
@@ -100,6 +101,7 @@ static const char * const n3t_state_names[N3T_NR_CPU_STATES] = {
 	[N3T_CPU_NO_COUNTERS] = "failed-no-counters",
 	[N3T_CPU_UNSUPPORTED] = "unsupported-core",
 	[N3T_CPU_PAUSED] = "paused",
+	[N3T_CPU_ASIDE] = "stepped-aside",
 };
 
 /**
@@ -128,24 +130,28 @@ const char *n3t_cpu_state_name(enum n3t_cpu_state state)
 }
 
 /* Global and not inlined, so that fault injection can fail it (fail_function). */
-noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int code)
+noinline struct perf_event *n3t_create(unsigned int cpu, unsigned int code, bool on)
 {
 	struct perf_event_attr attr = {
 		.type = n3t_cfg.pmu_type,
 		.size = sizeof(attr),
 		.config = code,
 		.pinned = n3t_pinned,
-		.disabled = 1,
+		.disabled = !on,
 	};
 
 	return perf_event_create_kernel_counter(&attr, cpu, NULL, NULL, NULL);
 }
 ALLOW_ERROR_INJECTION(n3t_create, ERRNO);
 
-/* The interval in jiffies: at least a jiffy per slice, and one for a rest. */
+/*
+ * The interval in jiffies: at least a jiffy per slice of the intervals that
+ * rotate, and one for a rest.
+ */
 static unsigned long n3t_interval_jiffies(const struct n3t_cpu *pc, unsigned int pct)
 {
-	return max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms), pc->nr_slots + !!pct);
+	return max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms),
+		     pc->nr_every + 1 + !!pct);
 }
 
 /*
@@ -159,7 +165,7 @@ static unsigned long n3t_rest_jiffies(const struct n3t_cpu *pc, unsigned long iv
 		return 0;
 	return clamp_t(unsigned long,
 		       msecs_to_jiffies(DIV_ROUND_UP(n3t_cfg.interval_ms * pct, 100)),
-		       1, ivl - pc->nr_slots);
+		       1, ivl - pc->nr_every - 1);
 }
 
 /*
@@ -197,9 +203,9 @@ static unsigned long n3t_slice_delay(struct n3t_cpu *pc, unsigned int pct)
 
 /*
  * The schedule (enum n3t_schedule): an interval has a slice for each of the
- * sets counted in every interval, 0 .. nr_every - 1, then, if any set
- * rotates, one for the set whose turn it is.  With the every-set schedule
- * nr_every is nr_sets and nothing rotates.
+ * sets counted in every interval, 0 .. nr_every - 1, then, in one interval
+ * of every pc->every (phase 0), one for the set whose turn it is.  With the
+ * every-set schedule nr_every is nr_sets and nothing rotates.
  * Return: the set that counts in slice @slot of the interval at @turn.
  */
 static unsigned int n3t_slot_set(const struct n3t_cpu *pc, unsigned int slot,
@@ -210,37 +216,142 @@ static unsigned int n3t_slot_set(const struct n3t_cpu *pc, unsigned int slot,
 	return pc->nr_every + turn % (pc->nr_sets - pc->nr_every);
 }
 
-/* The rotation position after @turn. */
+/* The rotation position after the interval under way, at @turn. */
 static unsigned int n3t_next_turn(const struct n3t_cpu *pc, unsigned int turn)
 {
 	if (pc->nr_slots == pc->nr_every)
-		return turn;	/* nothing rotates: kept for the rotating schedule */
+		return turn;	/* no rotating slice in it (or nothing rotates) */
 	return (turn + 1) % (pc->nr_sets - pc->nr_every);
+}
+
+/* Slices of the interval at @phase: a rotating one at phase 0. */
+static unsigned int n3t_nr_slots(const struct n3t_cpu *pc, unsigned int phase)
+{
+	return pc->nr_every + (pc->nr_sets > pc->nr_every && !phase);
+}
+
+/*
+ * Read a counter: what it counted since its last read in @d, and how long
+ * it was enabled and running meanwhile in @de and @dr; folded into the
+ * CPU's cumulative counts.
+ */
+static void n3t_read_ctr(struct n3t_cpu *pc, struct n3t_cpu_ev *c, u64 *d, u64 *de, u64 *dr)
+{
+	u64 total, enabled = 0, running = 0;
+
+	total = perf_event_read_value(c->pe, &enabled, &running);
+	*d = total - c->last_count;
+	*de = enabled - c->last_enabled;
+	*dr = running - c->last_running;
+	c->last_count = total;
+	c->last_enabled = enabled;
+	c->last_running = running;
+	pc->scratch.ev_count[c->ev] += *d;
+	pc->scratch.ev_ns[c->ev] += min(*dr, *de);
+}
+
+/* Switch a counter off; what it counted since its last read is folded in. */
+static void n3t_ctr_off(struct n3t_cpu *pc, struct n3t_cpu_ev *c)
+{
+	u64 d, de, dr;
+
+	if (!c->pe || !c->on)
+		return;
+	perf_event_disable(c->pe);
+	c->on = false;
+	n3t_read_ctr(pc, c, &d, &de, &dr);
+}
+
+/* Release a counter, switched off first. */
+static void n3t_ctr_put(struct n3t_cpu *pc, struct n3t_cpu_ev *c)
+{
+	if (!c->pe)
+		return;
+	n3t_ctr_off(pc, c);
+	perf_event_release_kernel(c->pe);
+	c->pe = NULL;
+}
+
+/* Create a counter for @c, enabled (@on) or not; false if it could not be. */
+static bool n3t_ctr_get(struct n3t_cpu *pc, struct n3t_cpu_ev *c, bool on)
+{
+	struct perf_event *pe = n3t_create(pc->cpu, pc->plan->model->events[c->ev].code, on);
+
+	if (IS_ERR(pe))
+		return false;
+	c->pe = pe;
+	c->on = on;
+	c->last_count = 0;
+	c->last_enabled = 0;
+	c->last_running = 0;
+	return true;
+}
+
+static void n3t_release_all(struct n3t_cpu *pc)
+{
+	unsigned int i;
+
+	for (i = 0; i < pc->nr_ctr; i++)
+		n3t_ctr_put(pc, &pc->ctr[i]);
+}
+
+/* Hold no counter and drop what the interval under way counted so far. */
+static void n3t_drop_all(struct n3t_cpu *pc)
+{
+	unsigned int i;
+
+	n3t_release_all(pc);
+	for (i = 0; i < pc->nr_sets; i++)
+		pc->set[i].good_ns = 0;
+	for (i = 0; i < pc->nr_ev; i++)
+		pc->ev[i].acc = 0;
+	pc->aside = true;
+}
+
+/*
+ * Step aside: another perf user took counters the active set needed.
+ * Every counter of the CPU is released, every set's values are dropped
+ * (the intervals published meanwhile have nothing counted), and the CPU
+ * looks after aside_backoff intervals whether its first set fits again.
+ */
+static void n3t_step_aside(struct n3t_cpu *pc)
+{
+	n3t_drop_all(pc);
+	pc->aside_backoff = pc->resumed ? min(pc->aside_backoff * 2, N3T_ASIDE_WAIT_MAX) : 1;
+	pc->aside_wait = pc->aside_backoff;
+	pc->resumed = false;
+	pc->asides++;
+	WRITE_ONCE(per_cpu(n3t_state, pc->cpu), N3T_CPU_ASIDE);
 }
 
 /*
  * Stop the active set, read it, fold a complete slice into the interval;
  * @next: the set that counts next (its counters that the active set shares
- * stay enabled), or N3T_NO_SET to switch every counter off.
- * Disabling first means a member's count and times stop together, so the
- * next slice's deltas start from exactly where this one ended.
+ * stay enabled, and are read enabled), or N3T_NO_SET to switch every
+ * counter off.  A rotating set's counters that do not stay on are
+ * released.  Disabling first means a member's count and times stop
+ * together, so the next slice's deltas start from exactly where this one
+ * ended; a member that stays on is read once, count and times together.
  *
  * A slice is complete when every member ran the whole time it was enabled.
  * A flexible counter (the default) that perf could not schedule, or
  * rotated out, keeps its enabled time growing without running: running
  * falls behind.  A pinned one (pinned=1) that lost its counter goes to the
  * error state, where both times stop: read once more before it is switched
- * off, it shows no enabled time between that read and the last.
+ * off, it shows no enabled time between that read and the last.  Such a
+ * slice means another perf user wants the counters: with @may_aside the
+ * CPU steps aside (n3t_step_aside()).  A slice one of whose counters
+ * could not be created is only lost.
+ * Return: true if the CPU stepped aside.
  */
-static void n3t_end_slice(struct n3t_cpu *pc, unsigned int next)
+static bool n3t_end_slice(struct n3t_cpu *pc, unsigned int next, bool may_aside)
 {
 	const unsigned long *keep = next == N3T_NO_SET || n3t_pinned ? NULL :
 				    pc->plan->set[next].events;
 	struct n3t_cpu_set *s = &pc->set[pc->active];
 	struct n3t_cpu_member *m = &pc->ev[s->first];
-	struct n3t_result *r = &pc->scratch;
 	u64 d[N3T_SET_MAX], on_ns[N3T_SET_MAX], slice_ns = 0;
-	bool complete = true;
+	bool contended = false, failed = false;
 	unsigned int i, nr_pe = 0;
 	struct n3t_cpu_ev *c;
 
@@ -262,66 +373,65 @@ static void n3t_end_slice(struct n3t_cpu *pc, unsigned int next)
 		}
 	}
 	for (i = 0; i < s->nr; i++) {
-		u64 total, enabled = 0, running = 0, de, dr;
+		u64 de, dr;
 
 		c = &pc->ctr[m[i].ctr];
 		d[i] = 0;
-		if (!c->pe)
+		if (!test_bit(m[i].ev, pc->dom->usable))
 			continue;	/* unusable event: its metrics are undefined */
 		nr_pe++;
-		total = perf_event_read_value(c->pe, &enabled, &running);
-		d[i] = total - c->last_count;
-		de = enabled - c->last_enabled;
-		dr = running - c->last_running;
-		c->last_count = total;
-		c->last_enabled = enabled;
-		c->last_running = running;
-		r->ev_count[m[i].ev] += d[i];
-		r->ev_ns[m[i].ev] += min(dr, de);
+		if (!c->pe) {
+			failed = true;	/* a rotating set's counter not created */
+			continue;
+		}
+		n3t_read_ctr(pc, c, &d[i], &de, &dr);
 		/* a member that did not run the whole time it was on spoils it */
-		if (!de || dr != de || (n3t_pinned && enabled == on_ns[i]))
-			complete = false;
+		if (!de || dr != de || (n3t_pinned && c->last_enabled == on_ns[i]))
+			contended = true;
 		slice_ns = max(slice_ns, de);
 	}
+	/* a rotating set's counters exist for its slice only */
+	for (i = 0; i < s->nr; i++) {
+		c = &pc->ctr[m[i].ctr];
+		if (c->pe && !c->held && !c->on)
+			n3t_ctr_put(pc, c);
+	}
 	if (!nr_pe)
-		return;
-	if (!complete) {
+		return false;
+	if (contended || failed) {
+		s->lost++;
+		pc->scratch.lost++;
+		if (contended && may_aside) {
+			n3t_step_aside(pc);
+			return true;
+		}
 		/*
 		 * Every member off, the ones the next set shares too: enabling
-		 * that set then reschedules the CPU's flexible events, which
-		 * ends the rotation perf started for this set (a rotation
-		 * while the next set counts would spoil its slice too), and
-		 * takes a pinned one out of the error state.  What such a
-		 * member counted between its read and now is read again, so
-		 * that the next slice starts exactly where this one ends.
+		 * that set then reschedules the CPU's flexible events, and takes
+		 * a pinned one out of the error state.  What such a member
+		 * counted since its read is folded in, so that the next slice
+		 * starts exactly where this one ends.
 		 */
 		for (i = 0; i < s->nr; i++) {
-			u64 total, enabled = 0, running = 0;
-
 			c = &pc->ctr[m[i].ctr];
-			if (!c->pe || !c->on)
-				continue;
-			perf_event_disable(c->pe);
-			c->on = false;
-			total = perf_event_read_value(c->pe, &enabled, &running);
-			r->ev_count[m[i].ev] += total - c->last_count;
-			r->ev_ns[m[i].ev] += min(running - c->last_running,
-						 enabled - c->last_enabled);
-			c->last_count = total;
-			c->last_enabled = enabled;
-			c->last_running = running;
+			if (c->held)
+				n3t_ctr_off(pc, c);
+			else
+				n3t_ctr_put(pc, c);
 		}
-		s->starved |= !s->good_ns;
-		s->lost++;
-		r->lost++;
-		return;
+		return false;
 	}
 	for (i = 0; i < s->nr; i++)
 		m[i].acc += d[i];
 	s->good_ns += slice_ns;
+	return false;
 }
 
-/* Enable the active set's counters that are not on already. */
+/*
+ * Switch the active set's counters on: the held ones enabled, a rotating
+ * set's created enabled.  One that cannot be created (no memory) is
+ * counted and left out: the slice will be lost, nothing else.
+ */
 static void n3t_enable_set(struct n3t_cpu *pc)
 {
 	struct n3t_cpu_set *s = &pc->set[pc->active];
@@ -330,9 +440,13 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 
 	for (i = s->first; i < s->first + s->nr; i++) {
 		c = &pc->ctr[pc->ev[i].ctr];
-		if (c->pe && !c->on) {
+		if (c->on || !test_bit(c->ev, pc->dom->usable))
+			continue;
+		if (c->pe) {
 			perf_event_enable(c->pe);
 			c->on = true;
+		} else if (!c->held && !n3t_ctr_get(pc, c, true)) {
+			pc->create_failed++;
 		}
 	}
 }
@@ -350,7 +464,6 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	/* the interval's sets: 0 .. nr_every - 1, and the last slot's */
 	unsigned int last = n3t_slot_set(pc, pc->nr_slots - 1, pc->turn);
 	unsigned int slot, s, i;
-	bool repack = false;
 
 	r->seq = ++pc->seq;
 	r->end_ns = now;
@@ -365,7 +478,8 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 		if (cs->good_ns) {
 			for (i = cs->first; i < cs->first + cs->nr; i++) {
 				pc->count_scratch[pc->ev[i].ev] = pc->ev[i].acc;
-				if (pc->ctr[pc->ev[i].ctr].pe)
+				/* a complete slice had every usable member */
+				if (test_bit(pc->ev[i].ev, pc->dom->usable))
 					__set_bit(pc->ev[i].ev, counted);
 			}
 		}
@@ -404,85 +518,177 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	for (slot = 0; slot < pc->nr_slots; slot++) {
 		struct n3t_cpu_set *cs = &pc->set[slot < pc->nr_slots - 1 ? slot : last];
 
-		cs->starved_turns = cs->starved ? cs->starved_turns + 1 : 0;
-		repack |= cs->starved_turns >= N3T_REPACK_AFTER;
 		cs->good_ns = 0;
-		cs->starved = false;
 		for (i = cs->first; i < cs->first + cs->nr; i++)
 			pc->ev[i].acc = 0;
 	}
 	pc->interval_start = now;
-	/* A set that never got its counters for a while: re-probe, re-pack. */
-	if (repack && !READ_ONCE(n3t_repack_off)) {
-		WRITE_ONCE(n3t_repack_gen, pc->gen);
-		queue_work(n3t_wq, &n3t_repack_work);
-	}
-}
-
-/**
- * n3t_reduced() - a core type runs below the capacity it found at load
- * @d: the core type
- * Return: true if it has fewer counters than at load.
- */
-bool n3t_reduced(const struct n3t_core_type *d)
-{
-	return d->capacity < d->load_capacity ||
-	       (d->load_cycle_counter && !d->cycle_counter);
 }
 
 /*
- * A look, while a domain runs below its load-time capacity: can the
- * counters the module had at load all count again?  Between two sets, with
- * every counter of the module off, the look events (flexible, so never
- * before another user's pinned or older flexible events) are switched on
- * and straight off again: if each ran the whole time, the counters are
- * free and the re-pack work packs for them.  A look that finds them taken
- * leaves perf one multiplexing-timer expiry with nothing to rotate: the
- * set enabled next reschedules the CPU's flexible events, which clears
- * perf's rotation request first.  With a rest (yield_pct) the look is made
- * at its start, where every counter is off anyway, and perf's timer
- * rotates at most the others' flexible events once more.
+ * An interval's end while stepped aside: published with nothing counted,
+ * every set's values dropped (nan, age nan), so that nothing a reader sees
+ * is older than the step aside.
  */
-static void n3t_look(struct n3t_cpu *pc)
+static void n3t_end_interval_aside(struct n3t_cpu *pc, u64 now)
 {
-	bool all = true;
+	struct n3t_result *r = &pc->scratch;
+	unsigned int s;
+
+	r->seq = ++pc->seq;
+	r->end_ns = now;
+	r->interval_ns = now - pc->interval_start;
+	r->nr_sets = 0;
+	bitmap_zero(r->valid, N3T_MAX_METRICS);
+	bitmap_zero(r->counted, N3T_MAX_EVENTS);
+	preempt_disable();
+	write_seqcount_begin(&pc->pub_lock);
+	pc->pub = *r;
+	for (s = 0; s < pc->nr_sets; s++) {
+		struct n3t_pub_set *ps = &pc->pub_set[s];
+
+		ps->seq = 0;
+		ps->end_ns = 0;
+		ps->interval_ns = 0;
+		ps->good_ns = 0;
+		ps->lost = pc->set[s].lost;
+	}
+	memset(pc->pub_delta, 0, pc->nr_ev * sizeof(*pc->pub_delta));
+	write_seqcount_end(&pc->pub_lock);
+	preempt_enable();
+	pc->interval_start = now;
+}
+
+/*
+ * A look, stepped aside: the first set's events are created enabled.  They
+ * are newer than every other user's, so perf schedules them after the
+ * others' flexible events (and after every pinned one): they take only
+ * counters nobody else wants.  If each counts, the CPU is back: it keeps
+ * them, and creates the other held events, disabled.  Else they are
+ * released at once: the other user lost nothing but a reschedule, and
+ * perf's multiplexing timer, started by the one that found no counter,
+ * expires once with nothing of the module's left to rotate.
+ * Return: true if the CPU collects again.
+ */
+static bool n3t_look(struct n3t_cpu *pc)
+{
+	struct n3t_cpu_set *s0 = &pc->set[0];
+	struct n3t_cpu_ev *c;
+	bool ok = true;
 	unsigned int i;
 
-	for (i = 0; i < pc->nr_look; i++)
-		perf_event_enable(pc->look[i].pe);
-	for (i = 0; i < pc->nr_look; i++)
-		perf_event_disable(pc->look[i].pe);
-	for (i = 0; i < pc->nr_look; i++) {
-		struct n3t_cpu_ev *l = &pc->look[i];
+	pc->looks++;
+	for (i = s0->first; ok && i < s0->first + s0->nr; i++) {
+		c = &pc->ctr[pc->ev[i].ctr];
+		if (test_bit(c->ev, pc->dom->usable) && !c->pe)
+			ok = n3t_ctr_get(pc, c, true);
+	}
+	for (i = s0->first; ok && i < s0->first + s0->nr; i++) {
 		u64 enabled, running;
 
-		perf_event_read_value(l->pe, &enabled, &running);
-		all &= enabled != l->last_enabled &&
-		       running - l->last_running == enabled - l->last_enabled;
-		l->last_enabled = enabled;
-		l->last_running = running;
+		c = &pc->ctr[pc->ev[i].ctr];
+		if (!c->pe)
+			continue;
+		c->last_count = perf_event_read_value(c->pe, &enabled, &running);
+		c->last_enabled = enabled;
+		c->last_running = running;
+		ok = running == enabled;
 	}
-	pc->looks++;
-	if (all && time_after_eq(jiffies, READ_ONCE(n3t_look_after))) {
-		WRITE_ONCE(n3t_repack_up_gen, pc->gen);
-		WRITE_ONCE(n3t_repack_up, true);
-		queue_work(n3t_wq, &n3t_repack_work);
+	/* the other sets of every interval: off until their slices */
+	for (i = 0; ok && i < pc->nr_ctr; i++) {
+		c = &pc->ctr[i];
+		if (c->held && !c->pe && test_bit(c->ev, pc->dom->usable))
+			ok = n3t_ctr_get(pc, c, false);
 	}
+	if (!ok)
+		n3t_release_all(pc);
+	return ok;
 }
 
 /*
- * The sampler: runs on pc->cpu at each slice end.  No allocation, no IPI,
- * no global lock: only this CPU's events and this CPU's structure.
+ * A pause lease (n3t_lease()) on the CPU: its counters go, as when it steps
+ * aside, but it does not look until every lease of the CPU is given back.
+ * @counting: a slice is under way (not at set-up, aside or resting)
+ */
+static void n3t_lend(struct n3t_cpu *pc, bool counting)
+{
+	if (counting)
+		n3t_end_slice(pc, N3T_NO_SET, false);
+	pc->resting = false;
+	n3t_drop_all(pc);
+	pc->lent = true;
+	/* what is left of the interval is published with nothing counted */
+	pc->slot = pc->nr_slots - 1;
+	WRITE_ONCE(per_cpu(n3t_state, pc->cpu), N3T_CPU_PAUSED);
+}
+
+/*
+ * A sampler run while stepped aside, at an interval's end: the interval is
+ * published with nothing counted; every aside_wait intervals, a look (at
+ * once when a pause lease has just been given back), none while lent.
+ * Back, the CPU starts a new interval with its first set.
+ */
+static void n3t_aside_work(struct n3t_cpu *pc, unsigned int pct)
+{
+	pc->epoch += n3t_interval_jiffies(pc, pct);
+	n3t_end_interval_aside(pc, ktime_get_ns());
+	if (pc->lent) {
+		pc->lent = false;
+		pc->aside_wait = 1;
+		pc->aside_backoff = 1;
+		WRITE_ONCE(per_cpu(n3t_state, pc->cpu), N3T_CPU_ASIDE);
+	}
+	if (--pc->aside_wait)
+		return;
+	if (!n3t_look(pc)) {
+		pc->aside_wait = pc->aside_backoff;
+		return;
+	}
+	pc->aside = false;
+	pc->resumed = true;
+	pc->slot = 0;
+	pc->active = 0;
+	pc->nr_slots = n3t_nr_slots(pc, pc->phase);
+	pc->epoch = jiffies;
+	pc->interval_start = ktime_get_ns();
+	WRITE_ONCE(per_cpu(n3t_state, pc->cpu), N3T_CPU_COLLECTING);
+}
+
+/*
+ * The CPU has become isolated (a cpuset isolated partition): the sampler,
+ * running there for the last time, releases every counter, publishes an
+ * interval with nothing counted and does not queue itself again.  The
+ * state stays published, retired, until the isolation check (on a
+ * housekeeping CPU) or a teardown frees it without running anything on the
+ * CPU.  The check is queued without a timer, which would fire here.
+ */
+static void n3t_retire(struct n3t_cpu *pc)
+{
+	if (!pc->aside && !pc->resting)
+		n3t_end_slice(pc, N3T_NO_SET, false);
+	n3t_release_all(pc);
+	n3t_end_interval_aside(pc, ktime_get_ns());
+	/* read by n3t_lease() on another CPU */
+	WRITE_ONCE(pc->retired, true);
+	WRITE_ONCE(per_cpu(n3t_state, pc->cpu), N3T_CPU_ISOLATED);
+	queue_delayed_work(system_unbound_wq, &n3t_isol_work, 0);
+}
+
+/*
+ * The sampler: runs on pc->cpu at each slice end.  No IPI, no global lock:
+ * only this CPU's events and this CPU's structure.  Its one allocation is
+ * a rotating set's counters, created at the start of the set's slice (a
+ * failure loses that slice, nothing else).
  *
- * With yield_pct, the end of an interval's last slice switches every
- * counter off (the ones the next slice's set shares too: one disable each
- * more than a switch, and one enable each when the rest ends) and
- * publishes the interval; the CPU then rests, holding no counter, until
- * the next interval's epoch, when the first slice's set is enabled.  The
- * rest is no set's time: no slice, no count, no counting time.  Every
- * N3T_LOOK_EVERY intervals while the domain is reduced, it looks between
- * two intervals (n3t_look()), with every counter off: at the start of the
- * rest, or without one between the last slice and the first.
+ * An interval of the sets counted in every interval alone (nr_every 1: the
+ * first group's set) ends without a switch: the set stays enabled across
+ * the boundary and is read enabled.  With yield_pct, the end of an
+ * interval's last slice switches every counter off (the ones the next
+ * slice's set shares too) and publishes the interval; the CPU then rests,
+ * holding no counter, until the next interval's epoch, when the first
+ * slice's set is enabled.  The rest is no set's time: no slice, no count,
+ * no counting time.  Stepped aside, the sampler runs once an interval
+ * (n3t_aside_work()).
  */
 static void n3t_slice_work(struct work_struct *work)
 {
@@ -490,8 +696,25 @@ static void n3t_slice_work(struct work_struct *work)
 	unsigned int pct = READ_ONCE(n3t_cfg.yield_pct);
 	unsigned int slot = pc->slot + 1, turn = pc->turn, next;
 	u64 t0 = local_clock(), cost;
-	bool look = false, rest = false;
+	bool rest = false, aside;
 
+	if (unlikely(!n3t_cpu_wanted(pc->cpu))) {
+		n3t_retire(pc);
+		goto account;
+	}
+	if (unlikely(atomic_read(per_cpu_ptr(&n3t_leases, pc->cpu)))) {
+		if (!pc->lent) {
+			n3t_lend(pc, !pc->aside && !pc->resting);
+		} else {
+			pc->epoch += n3t_interval_jiffies(pc, pct);
+			n3t_end_interval_aside(pc, ktime_get_ns());
+		}
+		goto queue;
+	}
+	if (pc->aside) {
+		n3t_aside_work(pc, pct);
+		goto queue;
+	}
 	if (pc->resting) {
 		/* the rest ends: the interval's first slice begins */
 		pc->resting = false;
@@ -502,13 +725,9 @@ static void n3t_slice_work(struct work_struct *work)
 		slot = 0;
 		turn = n3t_next_turn(pc, turn);
 		rest = pct;
-		if (pc->nr_look && !--pc->look_wait) {
-			look = true;
-			pc->look_wait = N3T_LOOK_EVERY;
-		}
 	}
 	next = n3t_slot_set(pc, slot, turn);
-	n3t_end_slice(pc, look || rest ? N3T_NO_SET : next);
+	aside = n3t_end_slice(pc, rest ? N3T_NO_SET : next, true);
 	n3t_test_delay(N3T_HOOK_SWITCH);
 	if (!slot) {
 		pc->epoch += n3t_interval_jiffies(pc, pct);
@@ -519,13 +738,23 @@ static void n3t_slice_work(struct work_struct *work)
 		 */
 		if (!rest && time_after(pc->epoch, jiffies))
 			pc->epoch = jiffies;
-		n3t_end_interval(pc, ktime_get_ns());
+		if (aside)
+			n3t_end_interval_aside(pc, ktime_get_ns());
+		else
+			n3t_end_interval(pc, ktime_get_ns());
+		if (pc->nr_sets > pc->nr_every)
+			pc->phase = pc->phase ? pc->phase - 1 : pc->every - 1;
+		pc->nr_slots = n3t_nr_slots(pc, pc->phase);
+		pc->resumed = false;
+	}
+	pc->turn = turn;
+	if (aside) {
+		/* nothing counts: the next run ends the interval */
+		pc->slot = pc->nr_slots - 1;
+		goto queue;
 	}
 	pc->slot = slot;
-	pc->turn = turn;
 	pc->active = next;
-	if (look)
-		n3t_look(pc);
 	if (rest) {
 		pc->resting = true;
 		pc->rests++;
@@ -535,22 +764,11 @@ static void n3t_slice_work(struct work_struct *work)
 queue:
 	if (!n3t_manual_mode())
 		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_delay(pc, pct));
-
+account:
 	cost = local_clock() - t0;
 	pc->slices++;
 	pc->cost_ns += cost;
 	pc->cost_max_ns = max(pc->cost_max_ns, cost);
-}
-
-/*
- * Look events: while the module runs below its load-time capacity, one per
- * counter it had at load (CPU_CYCLES for the cycle counter, if it had it).
- */
-static unsigned int n3t_nr_look(const struct n3t_core_type *d)
-{
-	if (!n3t_reduced(d))
-		return 0;
-	return d->load_capacity + d->load_cycle_counter;
 }
 
 /*
@@ -561,10 +779,10 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 {
 	const struct n3t_plan *plan = dom->plan;
 	unsigned int nr_sets = plan->nr_sets, nr_ev = n3t_plan_nr_events(plan);
-	unsigned int nr_look = n3t_nr_look(dom), nr_ctr, s;
+	unsigned int nr_ctr, nr_rot, s;
 	size_t sz = sizeof(struct n3t_cpu);
 	struct n3t_cpu *pc;
-	size_t off_set, off_ev, off_ctr, off_look, off_pub_set, off_delta;
+	size_t off_set, off_ev, off_ctr, off_pub_set, off_delta;
 	DECLARE_BITMAP(all, N3T_MAX_EVENTS);
 
 	bitmap_zero(all, N3T_MAX_EVENTS);
@@ -578,8 +796,6 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 	sz += ALIGN(array_size(nr_ev, sizeof(struct n3t_cpu_member)), 8);
 	off_ctr = sz;
 	sz += ALIGN(array_size(nr_ctr, sizeof(struct n3t_cpu_ev)), 8);
-	off_look = sz;
-	sz += ALIGN(array_size(nr_look, sizeof(struct n3t_cpu_ev)), 8);
 	off_pub_set = sz;
 	sz += ALIGN(array_size(nr_sets, sizeof(struct n3t_pub_set)), 8);
 	off_delta = sz;
@@ -592,100 +808,52 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 	pc->plan = plan;
 	pc->nr_sets = nr_sets;
 	pc->nr_every = READ_ONCE(n3t_cfg.schedule) == N3T_SCHED_ALL ? nr_sets : plan->nr_every;
-	pc->nr_slots = pc->nr_every + (nr_sets > pc->nr_every);
+	/* a rotating slice every @every intervals: each set within N3T_FRESH_MS */
+	nr_rot = nr_sets - pc->nr_every;
+	pc->every = nr_rot ? max(1U, N3T_FRESH_MS / (READ_ONCE(n3t_cfg.interval_ms) * nr_rot)) : 1;
+	if (n3t_every_override())
+		pc->every = n3t_every_override();
+	pc->nr_slots = n3t_nr_slots(pc, 0);
+	pc->aside_backoff = 1;
 	pc->nr_ev = nr_ev;
 	pc->nr_ctr = nr_ctr;
-	pc->nr_look = nr_look;
 	pc->set = (void *)pc + off_set;
 	pc->ev = (void *)pc + off_ev;
 	pc->ctr = (void *)pc + off_ctr;
-	pc->look = (void *)pc + off_look;
 	pc->pub_set = (void *)pc + off_pub_set;
 	pc->pub_delta = (void *)pc + off_delta;
 	return pc;
 }
 ALLOW_ERROR_INJECTION(n3t_cpu_alloc, NULL);
 
-static void n3t_cpu_release_events(struct n3t_cpu *pc)
-{
-	unsigned int i;
-
-	for (i = 0; i < pc->nr_ctr; i++) {
-		if (pc->ctr[i].pe)
-			perf_event_release_kernel(pc->ctr[i].pe);
-		pc->ctr[i].pe = NULL;
-	}
-	for (i = 0; i < pc->nr_look; i++) {
-		if (pc->look[i].pe)
-			perf_event_release_kernel(pc->look[i].pe);
-		pc->look[i].pe = NULL;
-	}
-}
-
 /*
- * Look events: CPU_CYCLES for the cycle counter, the first other usable
- * event for the programmable counters.  Created after the sets' events and
- * not pinned, so they only ever take a counter nobody else wants.
- */
-static int n3t_cpu_create_look(struct n3t_cpu *pc)
-{
-	const struct n3t_core_type *d = pc->dom;
-	const struct n3t_model *model = d->model;
-	unsigned int i, n = pc->nr_look, e, prog = N3T_MAX_EVENTS;
-	struct perf_event_attr attr = {
-		.type = n3t_cfg.pmu_type,
-		.size = sizeof(attr),
-		.disabled = 1,
-	};
-
-	for_each_set_bit(e, d->usable, N3T_MAX_EVENTS) {
-		if (e != model->cycles) {
-			prog = e;
-			break;
-		}
-	}
-	if (d->load_cycle_counter && n)
-		n--;	/* the last one looks for the cycle counter */
-	for (i = 0; i < pc->nr_look; i++) {
-		struct perf_event *pe;
-
-		e = i < n ? prog : model->cycles;
-		if (e == N3T_MAX_EVENTS)
-			return -ENODEV;
-		attr.config = model->events[e].code;
-		pe = perf_event_create_kernel_counter(&attr, pc->cpu, NULL, NULL, NULL);
-		if (IS_ERR(pe))
-			return PTR_ERR(pe);
-		pc->look[i].pe = pe;
-		pc->look[i].ev = e;
-	}
-	return 0;
-}
-
-/*
- * Create one counter per distinct event of the sets, and the sets' members
- * pointing at them; on failure the caller releases them.
+ * One counter per distinct event of the sets, and the sets' members
+ * pointing at them; the events of the sets counted in every interval are
+ * created now, disabled (held), a rotating set's at its slices.  On
+ * failure the caller releases them.
  */
 static int n3t_cpu_create_events(struct n3t_cpu *pc)
 {
 	const struct n3t_plan *plan = pc->plan;
 	DECLARE_BITMAP(all, N3T_MAX_EVENTS);
+	DECLARE_BITMAP(held, N3T_MAX_EVENTS);
 	u8 ctr[N3T_MAX_EVENTS];
 	unsigned int s, e, i = 0, k = 0;
 
 	bitmap_zero(all, N3T_MAX_EVENTS);
-	for (s = 0; s < plan->nr_sets; s++)
+	bitmap_zero(held, N3T_MAX_EVENTS);
+	for (s = 0; s < plan->nr_sets; s++) {
 		bitmap_or(all, all, plan->set[s].events, N3T_MAX_EVENTS);
+		if (s < pc->nr_every || n3t_hold_all())
+			bitmap_or(held, held, plan->set[s].events, N3T_MAX_EVENTS);
+	}
 	for_each_set_bit(e, all, N3T_MAX_EVENTS) {
-		struct perf_event *pe = NULL;
+		struct n3t_cpu_ev *c = &pc->ctr[k];
 
-		if (test_bit(e, pc->dom->usable)) {
-			pe = n3t_create(pc->cpu, plan->model->events[e].code);
-			if (IS_ERR(pe))
-				return PTR_ERR(pe);
-		}
-		pc->ctr[k].ev = e;
-		pc->ctr[k].pe = pe;
+		c->ev = e;
+		c->held = test_bit(e, held);
+		if (c->held && test_bit(e, pc->dom->usable) && !n3t_ctr_get(pc, c, false))
+			return -ENOMEM;
 		ctr[e] = k++;
 	}
 	for (s = 0; s < plan->nr_sets; s++) {
@@ -698,7 +866,7 @@ static int n3t_cpu_create_events(struct n3t_cpu *pc)
 		}
 		cs->nr = i - cs->first;
 	}
-	return n3t_cpu_create_look(pc);
+	return 0;
 }
 
 /* Say once per start that a CPU is left out; the status files say which. */
@@ -723,6 +891,9 @@ static int n3t_cpu_online(unsigned int cpu)
 
 	if (!n3t_cpu_wanted(cpu)) {
 		WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_ISOLATED);
+		/* no timer here: the check runs on a housekeeping CPU */
+		if (!n3t_cpu_isolation_fixed(cpu))
+			queue_delayed_work(system_unbound_wq, &n3t_isol_work, 0);
 		return 0;
 	}
 	/* pairs with n3t_start(): the plans it swapped in are visible */
@@ -743,18 +914,17 @@ static int n3t_cpu_online(unsigned int cpu)
 		return 0;
 	}
 	pc->cpu = cpu;
-	pc->gen = READ_ONCE(n3t_gen);
 	/* only the teardown callbacks, serialised with this one, write them */
 	pc->seq = per_cpu_ptr(n3t_base, cpu)->seq;
 	pc->turn = per_cpu_ptr(n3t_base, cpu)->turn;
-	if (pc->nr_slots > pc->nr_every)
+	if (pc->nr_sets > pc->nr_every)
 		pc->turn %= pc->nr_sets - pc->nr_every;
 	pc->active = n3t_slot_set(pc, 0, pc->turn);
 	seqcount_init(&pc->pub_lock);
 	INIT_DEFERRABLE_WORK(&pc->work, n3t_slice_work);
 	ret = n3t_cpu_create_events(pc);
 	if (ret) {
-		n3t_cpu_release_events(pc);
+		n3t_release_all(pc);
 		kvfree(pc);
 		n3t_cpu_left_out(cpu, N3T_CPU_NO_COUNTERS, ret);
 		return 0;
@@ -763,8 +933,10 @@ static int n3t_cpu_online(unsigned int cpu)
 	pc->epoch = jiffies;
 	rcu_assign_pointer(per_cpu(n3t_pcpu, cpu), pc);
 	WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_COLLECTING);
-	pc->look_wait = N3T_LOOK_EVERY;
-	n3t_enable_set(pc);
+	if (atomic_read(per_cpu_ptr(&n3t_leases, cpu)))
+		n3t_lend(pc, false);
+	else
+		n3t_enable_set(pc);
 	if (!n3t_manual_mode())
 		queue_delayed_work_on(cpu, n3t_wq, &pc->work,
 				      n3t_slice_delay(pc, READ_ONCE(n3t_cfg.yield_pct)));
@@ -772,26 +944,15 @@ static int n3t_cpu_online(unsigned int cpu)
 }
 
 /*
- * Teardown: a real CPU offline, and every CPU's when collection stops
- * (pause, reconfiguration, re-pack, unload).  The sampler is stopped and the
- * running slice ended, so that everything the counters counted is in
- * pc->scratch; it goes to the CPU's base in the same write section that
- * unpublishes pc: a reader retries and sees it once, never twice or not at
- * all, and the counts never go down.
+ * The CPU's state, its sampler stopped and its counters released: what it
+ * counted goes to the CPU's base as it is unpublished, and it is freed
+ * after a grace period.  Touches no counter: callable from any CPU.
  */
-static int n3t_cpu_offline(unsigned int cpu)
+static void n3t_cpu_free(unsigned int cpu, struct n3t_cpu *pc)
 {
-	struct n3t_cpu *pc = rcu_dereference_protected(per_cpu(n3t_pcpu, cpu), true);
 	struct n3t_base *b = per_cpu_ptr(n3t_base, cpu);
 	unsigned int e;
 
-	WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_OFFLINE);
-	if (!pc)
-		return 0;
-	cancel_delayed_work_sync(&pc->work);
-	/* resting, every counter is off and what they counted folded in */
-	if (!pc->resting)
-		n3t_end_slice(pc, N3T_NO_SET);
 	write_seqlock(&b->lock);
 	RCU_INIT_POINTER(per_cpu(n3t_pcpu, cpu), NULL);
 	b->seq = pc->seq;
@@ -806,9 +967,34 @@ static int n3t_cpu_offline(unsigned int cpu)
 		b->ev_ns[e] += pc->scratch.ev_ns[e];
 	}
 	write_sequnlock(&b->lock);
-	n3t_cpu_release_events(pc);
 	/* the one place a reader-reachable structure is freed */
 	kvfree_rcu(pc, rcu);
+}
+
+/*
+ * Teardown: a real CPU offline, and every CPU's when collection stops
+ * (pause, reconfiguration, unload).  The sampler is stopped, the running
+ * slice ended and the counters released, so that everything they counted
+ * is in pc->scratch; it goes to the CPU's base in the same write section that
+ * unpublishes pc: a reader retries and sees it once, never twice or not at
+ * all, and the counts never go down.
+ */
+static int n3t_cpu_offline(unsigned int cpu)
+{
+	struct n3t_cpu *pc = rcu_dereference_protected(per_cpu(n3t_pcpu, cpu), true);
+
+	WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_OFFLINE);
+	if (!pc)
+		return 0;
+	cancel_delayed_work_sync(&pc->work);
+	/*
+	 * resting, aside or retired, every counter is off and what they
+	 * counted folded in
+	 */
+	if (!pc->resting && !pc->aside && !pc->retired)
+		n3t_end_slice(pc, N3T_NO_SET, false);
+	n3t_release_all(pc);
+	n3t_cpu_free(cpu, pc);
 	return 0;
 }
 
@@ -929,7 +1115,6 @@ void n3t_start(bool quiet)
 
 	lockdep_assert_held(&n3t_cfg.reconf);
 	atomic_set(&n3t_cpu_warned, quiet);
-	WRITE_ONCE(n3t_gen, n3t_gen + 1);
 	/* the plans and capacities written before, for the online callback */
 	smp_store_release(&n3t_running, true);
 	for_each_possible_cpu(cpu) {
@@ -942,6 +1127,8 @@ void n3t_start(bool quiet)
 		cpus_read_unlock();
 		cond_resched();
 	}
+	/* the CPUs isolated now, in case that changes */
+	queue_delayed_work(system_unbound_wq, &n3t_isol_work, 0);
 }
 
 /*
@@ -956,14 +1143,111 @@ void n3t_stop(void)
 	lockdep_assert_held(&n3t_cfg.reconf);
 	WRITE_ONCE(n3t_running, false);
 	for_each_possible_cpu(cpu) {
+		struct n3t_cpu *pc;
+
 		cpus_read_lock();
-		if (rcu_access_pointer(per_cpu(n3t_pcpu, cpu)))
+		/* stable: hotplug is held off, and the isolation check needs reconf */
+		pc = rcu_dereference_protected(per_cpu(n3t_pcpu, cpu), true);
+		/* a CPU that became isolated is not run on: its state is freed here */
+		if (pc)
+			cancel_delayed_work_sync(&pc->work);
+		if (pc && pc->retired)
+			n3t_cpu_free(cpu, pc);
+		else if (pc)
 			work_on_cpu(cpu, n3t_cpu_down_fn, (void *)(unsigned long)cpu);
 		else if (READ_ONCE(per_cpu(n3t_state, cpu)) != N3T_CPU_ISOLATED)
 			WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_OFFLINE);
 		cpus_read_unlock();
 		cond_resched();
 	}
+}
+
+/**
+ * n3t_lease() - take or give back a pause lease (N3T_IOC_PAUSE)
+ * @cpus: the CPUs it names
+ * @take: take it (true) or give it back
+ *
+ * While a CPU has a lease, its sampler holds no counter and publishes
+ * intervals with nothing counted (its state: paused).  A lease taken is in
+ * force when this returns: each CPU's sampler has run and released its
+ * counters (in a test build's manual mode, at the next advance).  One given
+ * back makes each of its CPUs look at once whether its first set fits.
+ * Sleeps: takes n3t_cfg.reconf.
+ */
+void n3t_lease(const struct cpumask *cpus, bool take)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, cpus) {
+		if (take)
+			atomic_inc(per_cpu_ptr(&n3t_leases, cpu));
+		else
+			atomic_dec(per_cpu_ptr(&n3t_leases, cpu));
+	}
+	if (n3t_manual_mode())
+		return;
+	mutex_lock(&n3t_cfg.reconf);
+	cpus_read_lock();
+	for_each_cpu_and(cpu, cpus, cpu_online_mask) {
+		struct n3t_cpu *pc = rcu_dereference_protected(per_cpu(n3t_pcpu, cpu),
+							       lockdep_is_held(&n3t_cfg.reconf));
+
+		/* the sampler queues itself again: it runs now, then on time */
+		if (!pc || READ_ONCE(pc->retired))
+			continue;
+		mod_delayed_work_on(cpu, n3t_wq, &pc->work, 0);
+		if (take)
+			flush_delayed_work(&pc->work);
+	}
+	cpus_read_unlock();
+	mutex_unlock(&n3t_cfg.reconf);
+}
+
+/*
+ * The isolation check, on a housekeeping CPU (system_unbound_wq), with
+ * nothing queued on the CPUs it is about: a CPU left alone because it was
+ * isolated (state isolated, retired or never set up) whose isolation can
+ * change (a cpuset partition, n3t_cpu_isolation_fixed()) and that is no
+ * longer isolated is set up again.  Queued by whatever finds a CPU
+ * isolated (the sampler retiring, the online callback, n3t_start()); runs
+ * again every interval (100 ms at least) while such a CPU is still
+ * isolated, never otherwise.  It needs n3t_cfg.reconf and only tries it:
+ * holding it, n3t_stop() and n3t_start() never wait for this work.
+ */
+static void n3t_isol_fn(struct work_struct *work)
+{
+	bool again = false;
+	unsigned int cpu;
+
+	if (!mutex_trylock(&n3t_cfg.reconf)) {
+		again = true;
+		goto out;
+	}
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct n3t_cpu *pc;
+
+		if (!n3t_running || READ_ONCE(per_cpu(n3t_state, cpu)) != N3T_CPU_ISOLATED ||
+		    n3t_cpu_isolation_fixed(cpu))
+			continue;
+		if (!n3t_cpu_wanted(cpu)) {
+			again = true;
+			continue;
+		}
+		pc = rcu_dereference_protected(per_cpu(n3t_pcpu, cpu),
+					       lockdep_is_held(&n3t_cfg.reconf));
+		if (pc) {
+			cancel_delayed_work_sync(&pc->work);
+			n3t_cpu_free(cpu, pc);
+		}
+		work_on_cpu(cpu, n3t_cpu_up_fn, (void *)(unsigned long)cpu);
+	}
+	cpus_read_unlock();
+	mutex_unlock(&n3t_cfg.reconf);
+out:
+	if (again && !READ_ONCE(n3t_cfg.exiting))
+		queue_delayed_work(system_unbound_wq, &n3t_isol_work,
+				   msecs_to_jiffies(max(READ_ONCE(n3t_cfg.interval_ms), 100U)));
 }
 
 /**
@@ -984,6 +1268,8 @@ bool n3t_read_cost(unsigned int cpu, struct n3t_cost *cost)
 		cost->max_ns = pc->cost_max_ns;
 		cost->looks = pc->looks;
 		cost->rests = pc->rests;
+		cost->asides = pc->asides;
+		cost->create_failed = pc->create_failed;
 	}
 	rcu_read_unlock();
 	return pc;
@@ -1022,8 +1308,7 @@ int n3t_advance_set(void *data, u64 val)
 /**
  * n3t_sampler_init() - the per-CPU bases, the workqueue, the hotplug state
  *
- * Collection is not started: n3t_start() sets up the online CPUs.  The
- * caller has initialised n3t_repack_work.
+ * Collection is not started: n3t_start() sets up the online CPUs.
  * Return: 0 or a negative errno.
  */
 int n3t_sampler_init(void)
@@ -1036,6 +1321,7 @@ int n3t_sampler_init(void)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
 		seqlock_init(&per_cpu_ptr(n3t_base, cpu)->lock);
+	INIT_DELAYED_WORK(&n3t_isol_work, n3t_isol_fn);
 	n3t_wq = alloc_workqueue("n3telemetry", WQ_FREEZABLE, 0);
 	if (!n3t_wq) {
 		free_percpu(n3t_base);
@@ -1063,8 +1349,8 @@ void n3t_sampler_exit(void)
 {
 	/* stopped: a CPU coming online meanwhile was not set up, none will be */
 	cpuhp_remove_state_nocalls(n3t_hp_state);
-	/* samplers are gone; a re-pack queued before sees exiting and returns */
-	cancel_work_sync(&n3t_repack_work);
+	/* exiting is set: it does not queue itself again */
+	cancel_delayed_work_sync(&n3t_isol_work);
 	destroy_workqueue(n3t_wq);
 	/* sysfs and the snapshot device, its readers, are gone */
 	free_percpu(n3t_base);

@@ -76,7 +76,7 @@ static const struct kernel_param_ops n3t_param_yield_ops = {
 };
 
 module_param_cb(yield_pct, &n3t_param_yield_ops, &yield_pct, 0444);
-MODULE_PARM_DESC(yield_pct, "Percent of each interval in which the module holds no counter, leaving the PMU to others, 0..50 (default 10; also writable in sysfs)");
+MODULE_PARM_DESC(yield_pct, "Percent of each interval in which the module holds no counter, leaving the PMU to others, 0..50 (default 0; also writable in sysfs)");
 
 static unsigned int sched_param = N3T_SCHED_ROTATE;
 
@@ -102,11 +102,15 @@ static const struct kernel_param_ops n3t_param_schedule_ops = {
 };
 
 module_param_cb(schedule, &n3t_param_schedule_ops, &sched_param, 0444);
-MODULE_PARM_DESC(schedule, "Initial schedule: rotate (default: topdown_l1's events every interval, one other set per interval in turn) or all (every set every interval); also writable in sysfs");
+MODULE_PARM_DESC(schedule, "Initial schedule: rotate (default: topdown_l1's events every interval, the other sets in turn, each within 15 s) or all (every set every interval); also writable in sysfs");
 
 static char *groups = "default";
 module_param(groups, charp, 0444);
 MODULE_PARM_DESC(groups, "Initial metric groups: default, all, or group names separated by commas (also writable in sysfs)");
+
+unsigned int n3t_param_spare = 1;
+module_param_named(spare, n3t_param_spare, uint, 0444);
+MODULE_PARM_DESC(spare, "Programmable counters left free for other perf users' flexible events (perf record, perf top), where the PMU has more (default 1)");
 
 int n3t_param_reserve = -1;
 module_param_named(reserve, n3t_param_reserve, int, 0444);
@@ -116,6 +120,18 @@ MODULE_PARM_DESC(reserve, "PMU counters never to use (default -1: none, as every
 static char *test_models;
 module_param(test_models, charp, 0444);
 MODULE_PARM_DESC(test_models, "Test builds only: the table of each CPU in CPU order, comma separated, instead of the MIDR's (lets QEMU be heterogeneous)");
+
+bool n3t_test_all_events;
+module_param_named(test_all_events, n3t_test_all_events, bool, 0444);
+MODULE_PARM_DESC(test_all_events, "Test builds only: every event of the table is live on the CPU PMU, whatever PMCEID says (QEMU's PMU counts them as zero), so that the cost is measured as on a core that has them all");
+
+/* make bench's "old default" row: the schedule and lists before stepping aside */
+unsigned int n3t_test_every;
+module_param_named(test_every, n3t_test_every, uint, 0444);
+MODULE_PARM_DESC(test_every, "Test builds only: a rotating slice every N intervals, whatever the 15 s freshness allows (0: as it allows)");
+bool n3t_test_hold_all;
+module_param_named(test_hold_all, n3t_test_hold_all, bool, 0444);
+MODULE_PARM_DESC(test_hold_all, "Test builds only: every event of every set is created with the CPU's state and kept (in perf's lists), as before rotating sets' events lived for their slices only");
 #endif
 
 bool n3t_pinned;
@@ -222,6 +238,10 @@ int n3t_config_check(void)
 	if (n3t_param_reserve < -1) {
 		pr_err("reserve=%d: not a number of counters (-1 for the default)\n",
 		       n3t_param_reserve);
+		return -EINVAL;
+	}
+	if (n3t_param_spare > N3T_MAX_CAPACITY) {
+		pr_err("spare=%u out of range 0..%u\n", n3t_param_spare, N3T_MAX_CAPACITY);
 		return -EINVAL;
 	}
 	if (n3t_param_slots > N3T_MAX_SLOTS) {
@@ -372,18 +392,13 @@ u32 n3t_delay_us[N3T_NR_HOOKS];
  * n3t_test_delay() - test builds: wait for the configured time
  * @hook: which window
  *
- * The re-pack work sleeps; the other windows busy-wait, as they are in
- * RCU read-side sections or stand for work that keeps the CPU.
+ * The windows busy-wait, as they are in RCU read-side sections or stand
+ * for work that keeps the CPU.
  */
 void n3t_test_delay(enum n3t_hook hook)
 {
 	u32 us = READ_ONCE(n3t_delay_us[hook]);
 
-	if (hook == N3T_HOOK_REPACK) {
-		if (us)
-			msleep(DIV_ROUND_UP(us, 1000));
-		return;
-	}
 	while (us) {
 		u32 step = min(us, 1000U);
 

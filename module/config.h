@@ -16,14 +16,15 @@
 
 #define N3T_INTERVAL_MIN	10
 #define N3T_INTERVAL_MAX	60000
-#define N3T_YIELD_DEFAULT	10	/* percent of each interval (yield_pct) */
+#define N3T_YIELD_DEFAULT	0	/* percent of each interval (yield_pct) */
 #define N3T_YIELD_MAX		50
 #define N3T_MAX_CORE_TYPES		4
 
 /**
  * enum n3t_schedule - which sets an interval counts (the schedule file)
  * @N3T_SCHED_ROTATE: the default: the sets of the first selected group
- *	(topdown_l1) in every interval, one other set per interval in turn
+ *	(topdown_l1) in every interval, the other sets in turn, one every
+ *	few intervals (each set counted within N3T_FRESH_MS)
  * @N3T_SCHED_ALL: every set in every interval (short studies)
  * @N3T_NR_SCHEDULES: number of schedules
  */
@@ -88,8 +89,6 @@ struct n3t_core_type {
  *	the samplers with READ_ONCE() at each slice end: a write takes effect
  *	from the next slice, without a restart
  * @pmu_type: perf PMU type used for the counters
- * @repacks_down: re-packs for fewer counters since load
- * @repacks_up: re-packs back up since load
  * @exiting: module exit has begun; nothing may start collection again
  * @paused: collection is paused (enabled 0): no counter is held, and
  *	configuration writes are stored for the resume (read locklessly by
@@ -104,8 +103,6 @@ struct n3t_config {
 	unsigned int schedule;
 	unsigned int yield_pct;
 	u32 pmu_type;
-	unsigned int repacks_down;
-	unsigned int repacks_up;
 	bool exiting;
 	bool paused;
 	unsigned int nr_types;
@@ -129,20 +126,33 @@ bool n3t_data_allowed(void);
 extern int n3t_param_pmu_type;
 extern unsigned int n3t_param_slots;
 extern int n3t_param_reserve;
+extern unsigned int n3t_param_spare;
 const struct n3t_model *n3t_forced_model(void);
 const struct n3t_model *n3t_test_model(unsigned int cpu);
 
 /*
  * Test builds (make N3T_TESTS=y) widen race windows on purpose: debugfs
- * n3telemetry/delay_us_{read,switch,repack}.  Production builds: no-ops.
+ * n3telemetry/delay_us_{read,switch}.  Production builds: no-ops.
  */
-enum n3t_hook { N3T_HOOK_READ, N3T_HOOK_SWITCH, N3T_HOOK_REPACK, N3T_NR_HOOKS };
+enum n3t_hook { N3T_HOOK_READ, N3T_HOOK_SWITCH, N3T_NR_HOOKS };
 #ifdef N3T_TEST_HOOKS
 extern u32 n3t_delay_us[N3T_NR_HOOKS];
+extern bool n3t_test_all_events;
+extern unsigned int n3t_test_every;
+extern bool n3t_test_hold_all;
 extern bool n3t_manual;
 void n3t_test_delay(enum n3t_hook hook);
+/* test_all_events=1: every event of the table counts as implemented */
+static inline bool n3t_all_events(void) { return n3t_test_all_events; }
+/* test_every=N: intervals between rotating slices (0: the freshness's) */
+static inline unsigned int n3t_every_override(void) { return n3t_test_every; }
+/* test_hold_all=1: every event is held (created with the CPU's state) */
+static inline bool n3t_hold_all(void) { return n3t_test_hold_all; }
 #else
 static inline void n3t_test_delay(enum n3t_hook hook) { }
+static inline bool n3t_all_events(void) { return false; }
+static inline unsigned int n3t_every_override(void) { return 0; }
+static inline bool n3t_hold_all(void) { return false; }
 #endif
 
 #endif /* N3T_CONFIG_H */

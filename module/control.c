@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * n3telemetry control: collection's lifecycle and policy.  Load (probe the
- * PMU, pack the groups, start the sampler) and unload; reconfiguration
- * (groups, interval, schedule: the sysfs writes); pause and resume (the
- * enabled file); and the re-pack policy: when a sampler finds a set starved
- * for counters, or the counters of load free again, it queues the re-pack
- * work (n3t_repack_work), which probes again and packs for what it finds.
- * Everything here runs under n3t_cfg.reconf; the plans, interval and
- * schedule change under n3t_cfg.lock, with collection stopped.
+ * n3telemetry control: collection's lifecycle.  Load (probe the PMU, pack
+ * the groups, start the sampler) and unload; reconfiguration (groups,
+ * interval, schedule: the sysfs writes); pause and resume (the enabled
+ * file, which probes the counters again).  Other perf users are the
+ * sampler's business, per CPU (it steps aside): nothing here restarts
+ * collection for them.  Everything here runs under n3t_cfg.reconf; the
+ * plans, interval and schedule change under n3t_cfg.lock, with collection
+ * stopped.
  *
  * Calls the sampler's lifecycle (n3t_start(), n3t_stop(), n3t_sampler_*:
  * n3telemetry.h), the capacity probe (probe.c), config.c and the engine
@@ -25,28 +25,14 @@
 #include "n3telemetry.h"
 #include "probe.h"
 
-/* after a step up that found no more counters, look again 8, 16, ... 256 intervals later */
-#define N3T_LOOK_BACKOFF	8
-#define N3T_LOOK_BACKOFF_MAX	256
-static unsigned int n3t_look_backoff = N3T_LOOK_BACKOFF;	/* re-pack work only */
-static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
-			     unsigned int schedule, struct n3t_plan **plans);
-
-static bool n3t_any_reduced(void)
-{
-	unsigned int d;
-
-	for (d = 0; d < n3t_cfg.nr_types; d++)
-		if (n3t_reduced(&n3t_cfg.type[d]))
-			return true;
-	return false;
-}
-
 static void n3t_warn_nofit(const struct n3t_core_type *d, const char *what)
 {
 	pr_warn_ratelimited("%s: no metric of the selected groups fits in %u programmable counters with the cycle counter %s; %s\n",
 			    d->model->name, d->capacity, d->cycle_counter ? "free" : "busy", what);
 }
+
+static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
+			     unsigned int schedule, struct n3t_plan **plans);
 
 static void n3t_free_plans(struct n3t_plan **plans)
 {
@@ -54,82 +40,6 @@ static void n3t_free_plans(struct n3t_plan **plans)
 
 	for (d = 0; d < N3T_MAX_CORE_TYPES; d++)
 		kfree(plans[d]);
-}
-
-static void n3t_counters_now(unsigned int *n)
-{
-	unsigned int d;
-
-	for (d = 0; d < n3t_cfg.nr_types; d++)
-		n[d] = n3t_cfg.type[d].capacity + n3t_cfg.type[d].cycle_counter;
-}
-
-/*
- * The re-pack work: a look asked to step up (n3t_repack_up), or a starved
- * set asked to step down.  Requests from a collection that has been
- * restarted since are stale; a step down that did not help is not tried
- * again until reconfigured; a step up that did not help makes the looks
- * wait 8, 16, ... 256 intervals.  All under n3t_cfg.reconf.
- */
-static void n3t_repack_fn(struct work_struct *work)
-{
-	struct n3t_plan *plans[N3T_MAX_CORE_TYPES] = {};
-	unsigned int before[N3T_MAX_CORE_TYPES], after[N3T_MAX_CORE_TYPES], d;
-	bool up, more = false, fewer = false;
-	int ret;
-
-	n3t_test_delay(N3T_HOOK_REPACK);
-	for (d = 0; d < n3t_cfg.nr_types; d++) {
-		plans[d] = kmalloc(sizeof(*plans[d]), GFP_KERNEL);
-		if (!plans[d]) {
-			n3t_free_plans(plans);
-			return;		/* a starved set asks again next interval */
-		}
-	}
-	mutex_lock(&n3t_cfg.reconf);
-	up = xchg(&n3t_repack_up, false);
-	if (n3t_cfg.paused)
-		goto out;	/* a request from before the pause */
-	if (up ? READ_ONCE(n3t_repack_up_gen) != n3t_gen || !n3t_any_reduced() :
-		 READ_ONCE(n3t_repack_off) || READ_ONCE(n3t_repack_gen) != n3t_gen)
-		goto out;
-	n3t_counters_now(before);
-	/* looks of the CPUs not yet restarted wait while this runs */
-	if (up)
-		WRITE_ONCE(n3t_look_after, jiffies +
-			   msecs_to_jiffies(n3t_look_backoff * n3t_cfg.interval_ms));
-	ret = __n3t_reconfigure(NULL, N3T_KEEP, N3T_KEEP, plans);
-	memset(plans, 0, sizeof(plans));
-	n3t_counters_now(after);
-	for (d = 0; d < n3t_cfg.nr_types; d++) {
-		if (after[d] != before[d])
-			pr_info("%s: re-packed for %u counters (was %u), %u sets\n",
-				n3t_cfg.type[d].model->name, after[d], before[d],
-				n3t_cfg.type[d].plan->nr_sets);
-		more |= after[d] > before[d];
-		fewer |= after[d] < before[d];
-	}
-	if (!ret && (more || fewer)) {
-		mutex_lock(&n3t_cfg.lock);
-		n3t_cfg.repacks_up += more;
-		n3t_cfg.repacks_down += fewer;
-		mutex_unlock(&n3t_cfg.lock);
-		if (more) {
-			n3t_look_backoff = N3T_LOOK_BACKOFF;
-			WRITE_ONCE(n3t_look_after, jiffies);
-		}
-	} else if (up) {
-		/* the look saw counters the probe did not get: look less often */
-		n3t_look_backoff = min(n3t_look_backoff * 2, N3T_LOOK_BACKOFF_MAX);
-	} else if (!ret || ret == -ENOSPC) {
-		/* not a capacity problem, or nothing fits: do not restart again and again */
-		WRITE_ONCE(n3t_repack_off, true);
-		if (!ret)
-			pr_warn("a set keeps failing to get its counters and re-probing found the same counters; not re-packing again until reconfigured\n");
-	}
-out:
-	mutex_unlock(&n3t_cfg.reconf);
-	n3t_free_plans(plans);
 }
 
 /**
@@ -210,23 +120,21 @@ static void n3t_swap_plans(struct n3t_plan **plans, unsigned int interval_ms,
 /*
  * The above with n3t_cfg.reconf held; @plans (one per core type) are consumed.
  *
- * A write that cannot be applied is refused before anything stops: the
- * selection is packed for the counters the module has, and refused if it
- * does not fit them (-ENOSPC).  Once it fits, collection stops, the
- * counters are probed again (the module's own are free then), and the
- * selection is packed for what the probe found.  Collection then restarts:
- * only the interval under way is lost, and the sequence numbers and
- * cumulative counts continue.  If others took counters since the last probe
- * and the selection does not fit what is left, the write fails (-ENOSPC)
- * after all, and collection restarts as it was, plans and capacity.
+ * A write that changes nothing restarts nothing.  A write that cannot be
+ * applied is refused before anything stops: the selection is packed for
+ * the counters the last probe found (load, resume), and refused if it does
+ * not fit them (-ENOSPC).  Once it fits, collection stops and restarts
+ * with the new plans: only the interval under way is lost, and the
+ * sequence numbers and cumulative counts continue.  The counters are not
+ * probed again: a CPU where another user holds some steps aside on its own
+ * (the sampler), and the others carry on.
  */
 static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 			     unsigned int schedule, struct n3t_plan **plans)
 {
-	struct n3t_plan *probed[N3T_MAX_CORE_TYPES] = {};
-	unsigned int cap[N3T_MAX_CORE_TYPES], d;
-	bool cycle[N3T_MAX_CORE_TYPES];
+	bool same;
 	u32 sel[N3T_MAX_CORE_TYPES];
+	unsigned int d;
 	int ret;
 
 	lockdep_assert_held(&n3t_cfg.reconf);
@@ -234,60 +142,29 @@ static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 		ret = -ENODEV;
 		goto out;
 	}
-	for (d = 0; d < n3t_cfg.nr_types; d++) {
-		sel[d] = groups ? groups[d] : n3t_cfg.type[d].plan->groups;
-		cap[d] = n3t_cfg.type[d].capacity;
-		cycle[d] = n3t_cfg.type[d].cycle_counter;
-	}
 	if (interval_ms == N3T_KEEP)
 		interval_ms = n3t_cfg.interval_ms;
 	if (schedule == N3T_KEEP)
 		schedule = n3t_cfg.schedule;
+	same = interval_ms == n3t_cfg.interval_ms && schedule == n3t_cfg.schedule;
+	for (d = 0; d < n3t_cfg.nr_types; d++) {
+		sel[d] = groups ? groups[d] : n3t_cfg.type[d].plan->groups;
+		same &= sel[d] == n3t_cfg.type[d].plan->groups;
+	}
+	ret = 0;
+	if (same)
+		goto out;
 	/* nothing has changed yet: a selection that does not fit is refused */
 	ret = n3t_pack_all(sel, plans, true);
 	if (ret)
 		goto out;
-	/*
-	 * Paused: stored and applied by the resume, which probes and packs
-	 * again.
-	 */
-	if (n3t_cfg.paused) {
-		n3t_swap_plans(plans, interval_ms, schedule);
-		WRITE_ONCE(n3t_repack_off, false);
-		goto out;
-	}
-	for (d = 0; d < n3t_cfg.nr_types; d++) {
-		probed[d] = kmalloc(sizeof(*probed[d]), GFP_KERNEL);
-		if (!probed[d]) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
-	n3t_stop();
-	if (current_work() != &n3t_repack_work)
-		WRITE_ONCE(n3t_repack_off, false);
-	/* our own counters are released now: see what is really free */
-	if (n3t_probe_capacity())
-		pr_warn("re-probe found no free counters or failed; keeping the counters found before\n");
-	ret = n3t_pack_all(sel, probed, true);
-	if (!ret) {
-		n3t_swap_plans(probed, interval_ms, schedule);
-	} else {
-		/*
-		 * Fewer counters are free than when the module last probed:
-		 * the selection does not fit them.  Collect as before, with
-		 * the capacity the current plans were packed for.
-		 */
-		mutex_lock(&n3t_cfg.lock);
-		for (d = 0; d < n3t_cfg.nr_types; d++) {
-			n3t_cfg.type[d].capacity = cap[d];
-			n3t_cfg.type[d].cycle_counter = cycle[d];
-		}
-		mutex_unlock(&n3t_cfg.lock);
-	}
-	n3t_start(false);
+	/* paused: stored and applied by the resume, which probes and packs again */
+	if (!n3t_cfg.paused)
+		n3t_stop();
+	n3t_swap_plans(plans, interval_ms, schedule);
+	if (!n3t_cfg.paused)
+		n3t_start(false);
 out:
-	n3t_free_plans(probed);
 	n3t_free_plans(plans);
 	return ret;
 }
@@ -341,7 +218,6 @@ static int n3t_resume(void)
 	if (ret)
 		goto restore;
 	n3t_swap_plans(plans, n3t_cfg.interval_ms, n3t_cfg.schedule);
-	WRITE_ONCE(n3t_repack_off, false);
 	n3t_start(true);
 	ret = n3t_left_out_error();
 	if (!ret) {
@@ -450,7 +326,6 @@ int n3t_collect_init(void)
 			dom->plan->nr_sets);
 	}
 
-	INIT_WORK(&n3t_repack_work, n3t_repack_fn);
 	ret = n3t_sampler_init();
 	if (ret)
 		return ret;
@@ -463,7 +338,7 @@ int n3t_collect_init(void)
 /**
  * n3t_collect_exit() - stop collecting for good
  *
- * After it returns no sampler or re-pack work runs, and none can be queued.
+ * After it returns no sampler work runs, and none can be queued.
  * Paused or not.  Called after the readers (sysfs, snapshot, debugfs) are
  * gone.
  */

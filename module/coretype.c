@@ -208,7 +208,8 @@ static struct n3t_core_type *n3t_core_type_of(const struct n3t_cpu_id *id, bool 
 	bitmap_zero(d->usable, N3T_MAX_EVENTS);
 	bitmap_set(d->usable, 0, model->nr_events);
 	if (n3t_cpu_pmu) {
-		n3t_pmceid(model, id->pmceid, d->usable);
+		if (!n3t_all_events())
+			n3t_pmceid(model, id->pmceid, d->usable);
 		d->pmu_total = id->pmu_total;
 	}
 	/*
@@ -373,5 +374,24 @@ bool n3t_cpu_wanted(unsigned int cpu)
 	return !cpu_is_isolated(cpu);
 #else
 	return housekeeping_cpu(cpu, HK_TYPE_TICK) && housekeeping_cpu(cpu, HK_TYPE_DOMAIN);
+#endif
+}
+
+/**
+ * n3t_cpu_isolation_fixed() - whether a CPU's n3t_cpu_wanted() never changes
+ * @cpu: the CPU
+ *
+ * Isolated at boot (nohz_full, isolcpus), or the kernel has no isolation
+ * that changes at run time (no cpu_is_isolated(): no cpuset isolated
+ * partitions), or isolated=1.
+ * Return: true if n3t_cpu_wanted(@cpu) is the same until reboot.
+ */
+bool n3t_cpu_isolation_fixed(unsigned int cpu)
+{
+#ifdef N3T_HAVE_CPU_IS_ISOLATED
+	return n3t_isolated || !housekeeping_cpu(cpu, HK_TYPE_TICK) ||
+	       !housekeeping_cpu(cpu, HK_TYPE_DOMAIN);
+#else
+	return true;
 #endif
 }

@@ -13,5 +13,6 @@ int n3t_detect(void);
 struct n3t_core_type *n3t_cpu_identify(void);
 struct n3t_core_type *n3t_cpu_core_type(unsigned int cpu);
 bool n3t_cpu_wanted(unsigned int cpu);
+bool n3t_cpu_isolation_fixed(unsigned int cpu);
 
 #endif /* N3T_CORETYPE_H */

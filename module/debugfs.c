@@ -3,7 +3,7 @@
  * n3telemetry debugfs (/sys/kernel/debug/n3telemetry/): the sampler's cost
  * per CPU (cost), and in test builds only (make N3T_TESTS=y) the test
  * controls: manual slices (manual, advance) and the race windows
- * (delay_us_read, delay_us_switch, delay_us_repack).
+ * (delay_us_read, delay_us_switch).
  *
  * A front-end: reads the sampler through its API (n3t_read_cost()), ends
  * slices with n3t_advance_set(), and points the knobs' files at config.c's
@@ -29,9 +29,9 @@ static int n3t_cost_show(struct seq_file *m, void *v)
 
 	for_each_online_cpu(cpu)
 		if (n3t_read_cost(cpu, &cost))
-			seq_printf(m, "cpu%u slices %llu total_ns %llu max_ns %llu looks %llu rests %llu\n",
+			seq_printf(m, "cpu%u slices %llu total_ns %llu max_ns %llu looks %llu rests %llu asides %llu create_failed %llu\n",
 				   cpu, cost.slices, cost.total_ns, cost.max_ns, cost.looks,
-				   cost.rests);
+				   cost.rests, cost.asides, cost.create_failed);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(n3t_cost);
@@ -66,8 +66,6 @@ static void n3t_test_debugfs(void)
 	debugfs_create_u32("delay_us_read", 0600, n3t_debugfs, &n3t_delay_us[N3T_HOOK_READ]);
 	debugfs_create_u32("delay_us_switch", 0600, n3t_debugfs,
 			   &n3t_delay_us[N3T_HOOK_SWITCH]);
-	debugfs_create_u32("delay_us_repack", 0600, n3t_debugfs,
-			   &n3t_delay_us[N3T_HOOK_REPACK]);
 }
 #else
 static void n3t_test_debugfs(void) { }

@@ -37,13 +37,13 @@ extern const struct n3t_model n3t_neoverse_n3;
 /* cpuN/ages, system/ages (neoverse-v3): every group selected */
 #define N3T_TEXT_MAX_AGES	1697
 /* cpuN/status, system/status (neoverse-v3): a set per metric */
-#define N3T_TEXT_MAX_STATUS	3866
+#define N3T_TEXT_MAX_STATUS	3888
 /* cpuN/cpu_model, system/cpu_model (neoverse-n2-r0p3): the longest name */
 #define N3T_TEXT_MAX_DIR_CPU_MODEL	17
 /* groups, available_groups (all): the names of the N3T_MAX_CORE_TYPES models with the most */
 #define N3T_TEXT_MAX_GROUP_LIST	185
 /* cpu_model (all): the N3T_MAX_CORE_TYPES longest names, all forced */
 #define N3T_TEXT_MAX_CPU_MODEL	89
-#define N3T_TEXT_MAX	3866
+#define N3T_TEXT_MAX	3888
 
 #endif /* N3T_MODELS_H */

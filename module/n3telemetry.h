@@ -17,6 +17,12 @@
 
 #define N3T_VERSION		"0.2.0"
 #define N3T_SET_MAX		(N3T_MAX_CAPACITY + 1)
+/*
+ * The rotating schedule keeps every group at most this old (one fleet
+ * scrape): it gives the rotating sets a slice every N intervals, N as large
+ * as that allows (struct n3t_cpu.every)
+ */
+#define N3T_FRESH_MS		15000
 
 struct perf_event;
 
@@ -100,12 +106,18 @@ struct n3t_base {
 
 /**
  * struct n3t_cpu_ev - one kernel counter on one CPU (sampler only)
- * @pe: the counter, NULL for an event the PMU does not implement
+ * @pe: the counter; NULL for an event the PMU does not implement, for a
+ *	rotating set's event outside its slices, and while the CPU is
+ *	stepped aside
  * @last_count: last perf_event_read_value() total
  * @last_enabled: likewise, time enabled
  * @last_running: likewise, time running
  * @ev: event index of the CPU's model
  * @on: enabled now
+ * @held: an event of a set counted in every interval: created (disabled)
+ *	with the CPU's state and kept while the CPU collects; the others
+ *	exist only during their set's slice (created enabled at its start,
+ *	released at its end), so that perf's lists hold only what counts
  */
 struct n3t_cpu_ev {
 	struct perf_event *pe;
@@ -114,6 +126,7 @@ struct n3t_cpu_ev {
 	u64 last_running;
 	u8 ev;
 	bool on;
+	bool held;
 };
 
 /**
@@ -136,16 +149,12 @@ struct n3t_cpu_member {
  * @nr: number of events
  * @good_ns: this interval's time in complete slices
  * @lost: discarded slices since start
- * @starved: this interval, a slice was lost before any was complete
- * @starved_turns: consecutive intervals of the set's that ended starved
  */
 struct n3t_cpu_set {
 	unsigned int first;
 	unsigned int nr;
 	u64 good_ns;
 	u64 lost;
-	bool starved;
-	unsigned int starved_turns;
 };
 
 /**
@@ -160,8 +169,11 @@ struct n3t_cpu_set {
  * @work: the slice timer, bound to @cpu, deferrable
  * @nr_every: sets 0 .. @nr_every - 1 are counted in every interval, the
  *	others one per interval in turn (@nr_sets with the every-set schedule)
- * @nr_slots: slices per interval: @nr_every, plus one for the set whose
- *	turn it is if any set rotates
+ * @nr_slots: slices of the interval under way: @nr_every, plus one for
+ *	the set whose turn it is in the intervals that rotate (@phase 0)
+ * @every: intervals from one rotating slice to the next: the largest
+ *	that counts every set within N3T_FRESH_MS (at least 1)
+ * @phase: intervals until the next that rotates (0: the one under way)
  * @slot: the slice under way, 0 .. @nr_slots - 1
  * @turn: intervals since the rotation began (continues the CPU's
  *	struct n3t_base's): the set in rotation this interval is
@@ -173,7 +185,22 @@ struct n3t_cpu_set {
  * @interval_start: ktime_get_ns() at the start of the current interval
  * @epoch: jiffies at the start of the current interval's slice schedule
  * @seq: interval sequence number (continues the CPU's struct n3t_base's)
- * @gen: the collection start that created it
+ * @aside: stepped aside: another perf user took counters the active set
+ *	needed (one of its slices did not count the whole time), so the CPU
+ *	holds no counter, publishes intervals with nothing counted and looks
+ *	every @aside_wait intervals whether its first set fits again
+ * @lent: stepped aside for a pause lease (n3t_lease()): no look until
+ *	every lease of the CPU is given back
+ * @resumed: came back from aside, no interval completed since
+ * @retired: the CPU became isolated (n3t_cpu_wanted()): the sampler ran
+ *	there for the last time, released every counter and published an
+ *	interval with nothing counted; the state is freed, without running
+ *	anything on the CPU, by the isolation check or a teardown
+ * @aside_wait: intervals until the next look while @aside
+ * @aside_backoff: @aside_wait after the next step aside: 1, doubled up to
+ *	N3T_ASIDE_WAIT_MAX while the CPU keeps being pushed out straight
+ *	after coming back (a user scheduled only while the sampler is not,
+ *	such as a KVM vCPU thread)
  * @set: the sets (sampler only)
  * @ev: the events of all sets, set after set (sampler only)
  * @ctr: the counters, one per distinct event (sampler only): a counter of
@@ -187,17 +214,15 @@ struct n3t_cpu_set {
  *	interval (the sampler reads its own without @pub_lock)
  * @pub_delta: counts of each set's complete slices in its latest interval,
  *	@nr_ev entries, in the order of @ev
- * @nr_look: events in @look (0: the module runs at its load-time capacity
- *	and does not look)
- * @look: disabled, flexible events that ask, all together, for the
- *	counters the module had at load; see n3t_look()
- * @look_wait: intervals until the next look
- * @looks: looks made (statistics)
+ * @looks: looks made while aside (statistics)
+ * @asides: steps aside (statistics)
+ * @create_failed: counters a rotating slice could not create (its slice
+ *	is lost; statistics)
  * @slices: sampler runs: slice ends and rest ends (cost statistics)
  * @rests: rests begun (statistics)
  * @cost_ns: total time spent in the sampler
  * @cost_max_ns: longest sampler run
- * @data: storage of @set, @ev, @ctr, @look, @pub_set and @pub_delta
+ * @data: storage of @set, @ev, @ctr, @pub_set and @pub_delta
  *
  * One allocation, sized by the plan, created and destroyed by the CPU's
  * hotplug callbacks.  Readers reach it through RCU (the per-CPU pointer
@@ -219,6 +244,8 @@ struct n3t_cpu {
 	struct delayed_work work;
 	unsigned int nr_every;
 	unsigned int nr_slots;
+	unsigned int every;
+	unsigned int phase;
 	unsigned int slot;
 	unsigned int turn;
 	bool resting;
@@ -226,7 +253,12 @@ struct n3t_cpu {
 	u64 interval_start;
 	unsigned long epoch;
 	u64 seq;
-	unsigned int gen;
+	bool aside;
+	bool lent;
+	bool resumed;
+	bool retired;
+	unsigned int aside_wait;
+	unsigned int aside_backoff;
 	struct n3t_cpu_set *set;
 	struct n3t_cpu_member *ev;
 	struct n3t_cpu_ev *ctr;
@@ -236,10 +268,9 @@ struct n3t_cpu {
 	struct n3t_result pub;
 	struct n3t_pub_set *pub_set;
 	u64 *pub_delta;
-	unsigned int nr_look;
-	struct n3t_cpu_ev *look;
-	unsigned int look_wait;
 	u64 looks;
+	u64 asides;
+	u64 create_failed;
 	u64 slices;
 	u64 rests;
 	u64 cost_ns;
@@ -257,6 +288,7 @@ struct n3t_cpu {
  * @N3T_CPU_NO_COUNTERS: a counter could not be created when it came online
  * @N3T_CPU_UNSUPPORTED: a core none of the module's tables describes
  * @N3T_CPU_PAUSED: collection is paused (the enabled file): no counter held
+ * @N3T_CPU_ASIDE: stepped aside for another perf user (struct n3t_cpu.aside)
  * @N3T_NR_CPU_STATES: number of states
  */
 enum n3t_cpu_state {
@@ -267,6 +299,7 @@ enum n3t_cpu_state {
 	N3T_CPU_NO_COUNTERS,
 	N3T_CPU_UNSUPPORTED,
 	N3T_CPU_PAUSED,
+	N3T_CPU_ASIDE,
 	N3T_NR_CPU_STATES
 };
 
@@ -283,8 +316,10 @@ const char *n3t_cpu_state_name(enum n3t_cpu_state state);
  * @slices: sampler runs: slice ends and rest ends
  * @total_ns: time spent in the sampler
  * @max_ns: its longest run
- * @looks: looks made (n3t_look())
+ * @looks: looks made while stepped aside
  * @rests: rests begun (yield_pct)
+ * @asides: steps aside
+ * @create_failed: counters a rotating slice could not create
  */
 struct n3t_cost {
 	u64 slices;
@@ -292,6 +327,8 @@ struct n3t_cost {
 	u64 max_ns;
 	u64 looks;
 	u64 rests;
+	u64 asides;
+	u64 create_failed;
 };
 
 bool n3t_read_cost(unsigned int cpu, struct n3t_cost *cost);
@@ -308,25 +345,13 @@ int n3t_sampler_init(void);
 void n3t_sampler_exit(void);
 void n3t_start(bool quiet);
 void n3t_stop(void);
-bool n3t_reduced(const struct n3t_core_type *d);
+/* pause leases, for the snapshot device (N3T_IOC_PAUSE) */
+void n3t_lease(const struct cpumask *cpus, bool take);
 
-/*
- * The re-pack requests: a sampler that sees a set starved, or the counters
- * of load free again (n3t_look()), queues n3t_repack_work on n3t_wq with
- * these; what the work does is control.c's (it initialises the work item).
- */
-extern struct workqueue_struct *n3t_wq;
-extern struct work_struct n3t_repack_work;
-extern bool n3t_repack_off;
-extern unsigned long n3t_look_after;
-extern bool n3t_repack_up;
-extern unsigned int n3t_gen;
-extern unsigned int n3t_repack_gen;
-extern unsigned int n3t_repack_up_gen;
 extern atomic_t n3t_cpu_warned;
 
 /* Creation points that fault injection can fail */
-struct perf_event *n3t_create(unsigned int cpu, unsigned int code);
+struct perf_event *n3t_create(unsigned int cpu, unsigned int code, bool on);
 struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom);
 
 #endif /* N3T_N3TELEMETRY_H */

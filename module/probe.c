@@ -40,7 +40,7 @@ static int n3t_probe_run(const struct n3t_core_type *d, unsigned int cpu, unsign
 			break;
 		if (e == model->cycles)
 			continue;
-		pe[k] = n3t_create(cpu, model->events[e].code);
+		pe[k] = n3t_create(cpu, model->events[e].code, false);
 		if (IS_ERR(pe[k])) {
 			ok = PTR_ERR(pe[k]);
 			pe[k] = NULL;
@@ -53,7 +53,7 @@ static int n3t_probe_run(const struct n3t_core_type *d, unsigned int cpu, unsign
 		goto out;
 	}
 	if (with_cycles) {
-		pe[k] = n3t_create(cpu, model->events[model->cycles].code);
+		pe[k] = n3t_create(cpu, model->events[model->cycles].code, false);
 		if (IS_ERR(pe[k])) {
 			ok = PTR_ERR(pe[k]);
 			pe[k] = NULL;
@@ -183,6 +183,12 @@ int n3t_probe_capacity(void)
 			ret = -EBUSY;
 		else if (any[d])
 			ret = n3t_leave_reserved(&n3t_cfg.type[d], &cap[d], &cycle[d]);
+		/*
+		 * and spare= programmable counters free for others' flexible
+		 * events (perf record, perf top), where there are more
+		 */
+		if (!ret && any[d] && cap[d] > n3t_param_spare)
+			cap[d] -= n3t_param_spare;
 		some |= any[d];
 	}
 	if (!ret && !some)
@@ -216,7 +222,7 @@ static int n3t_check_events(struct n3t_core_type *d, unsigned int cpu)
 
 		if (!test_bit(e, d->usable))
 			goto unusable;
-		pe = n3t_create(cpu, model->events[e].code);
+		pe = n3t_create(cpu, model->events[e].code, false);
 		if (!IS_ERR(pe)) {
 			perf_event_release_kernel(pe);
 			continue;

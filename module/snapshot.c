@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * n3telemetry: the binary snapshot, /dev/n3telemetry (layout in
- * uapi/linux/n3telemetry.h, ABI in Documentation/ABI/testing/dev-n3telemetry).
+ * uapi/linux/n3telemetry.h, ABI in Documentation/ABI/testing/dev-n3telemetry),
+ * and the pause lease on it (N3T_IOC_PAUSE: n3tel pause).
  *
  * Each open file has its own snapshot: a read at offset 0 takes a new one,
  * reads at later offsets continue it, and nothing another reader does can
@@ -10,11 +11,14 @@
  *
  * A front-end: reads the configuration (config.c), the core types
  * (coretype.c) and the sampler through its read API only (n3t_read_cpu(),
- * n3t_group_age()), and calls nothing else of the module but the engine;
+ * n3t_group_age()), takes and gives back leases (n3t_lease()), and calls
+ * nothing else of the module but the engine;
  * includes n3telemetry.h and snapshot.h.  Nothing calls it but main.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/compat.h>
 #include <linux/cpumask.h>
 #include <linux/error-injection.h>
 #include <linux/fs.h>
@@ -22,6 +26,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/n3telemetry.h>
 
 #include "n3telemetry.h"
@@ -36,13 +41,17 @@ static_assert(N3T_SNAP_MAX_GROUPS == N3T_MAX_GROUPS);
  * @lock: serialises reads on this file (they may share the file)
  * @buf: header and records, NULL before the first read at offset 0
  * @len: bytes in @buf
+ * @lease: the CPUs of this file's pause lease (N3T_IOC_PAUSE), under @lock
+ * @leased: @lease is in force, under @lock
  *
- * Allocated at open, freed at release with @buf.
+ * Allocated at open, freed at release with @buf, the lease given back.
  */
 struct n3t_snap_file {
 	struct mutex lock;	/* see above */
 	char *buf;
 	size_t len;
+	cpumask_var_t lease;
+	bool leased;
 };
 
 static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
@@ -211,6 +220,10 @@ static int n3t_snap_open(struct inode *inode, struct file *file)
 	sf = kzalloc(sizeof(*sf), GFP_KERNEL);
 	if (!sf)
 		return -ENOMEM;
+	if (!zalloc_cpumask_var(&sf->lease, GFP_KERNEL)) {
+		kfree(sf);
+		return -ENOMEM;
+	}
 	mutex_init(&sf->lock);
 	file->private_data = sf;
 	return 0;
@@ -234,10 +247,76 @@ static int n3t_snap_release(struct inode *inode, struct file *file)
 {
 	struct n3t_snap_file *sf = file->private_data;
 
+	if (sf->leased)
+		n3t_lease(sf->lease, false);
+	free_cpumask_var(sf->lease);
 	kvfree(sf->buf);
 	mutex_destroy(&sf->lock);
 	kfree(sf);
 	return 0;
+}
+
+/* The CPUs a struct n3t_pause_lease names, into @cpus. */
+static int n3t_lease_cpus(const struct n3t_pause_lease *l, struct cpumask *cpus)
+{
+	const u64 __user *words = u64_to_user_ptr(l->cpus);
+	unsigned int w, b;
+	u64 word;
+
+	if (l->flags)
+		return -EINVAL;
+	if (!l->nr_words) {
+		cpumask_copy(cpus, cpu_possible_mask);
+		return 0;
+	}
+	if (l->nr_words > DIV_ROUND_UP(nr_cpu_ids, 64))
+		return -EINVAL;
+	for (w = 0; w < l->nr_words; w++) {
+		if (get_user(word, words + w))
+			return -EFAULT;
+		for (b = 0; b < 64; b++) {
+			if (!(word & BIT_ULL(b)))
+				continue;
+			if (w * 64 + b >= nr_cpu_ids)
+				return -EINVAL;
+			cpumask_set_cpu(w * 64 + b, cpus);
+		}
+	}
+	return cpumask_empty(cpus) ? -EINVAL : 0;
+}
+
+/*
+ * N3T_IOC_PAUSE: a pause lease on some CPUs, for as long as the file
+ * exists.  Pausing the module's counting is for those who may count CPU-wide
+ * themselves: CAP_PERFMON (or CAP_SYS_ADMIN) with the opener's credentials.
+ */
+static long n3t_snap_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct n3t_snap_file *sf = file->private_data;
+	struct n3t_pause_lease l;
+	int ret;
+
+	if (cmd != N3T_IOC_PAUSE)
+		return -ENOTTY;
+	if (!file_ns_capable(file, &init_user_ns, CAP_PERFMON) &&
+	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&l, (void __user *)arg, sizeof(l)))
+		return -EFAULT;
+	mutex_lock(&sf->lock);
+	if (sf->leased) {
+		ret = -EBUSY;
+	} else {
+		ret = n3t_lease_cpus(&l, sf->lease);
+		if (!ret) {
+			sf->leased = true;
+			n3t_lease(sf->lease, true);
+		} else {
+			cpumask_clear(sf->lease);
+		}
+	}
+	mutex_unlock(&sf->lock);
+	return ret;
 }
 
 static const struct file_operations n3t_snap_fops = {
@@ -245,6 +324,8 @@ static const struct file_operations n3t_snap_fops = {
 	.open = n3t_snap_open,
 	.read = n3t_snap_read,
 	.release = n3t_snap_release,
+	.unlocked_ioctl = n3t_snap_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = default_llseek,
 };
 

@@ -349,13 +349,14 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 		len += sysfs_emit_at(buf, len, "state %s\n", n3t_cpu_state_name(v->state));
 	else
 		len += sysfs_emit_at(buf, len,
-				     "state %s\ncpus_collecting %u\ncpus_isolated %u\ncpus_failed %u\ncpus_unsupported %u\n",
+				     "state %s\ncpus_collecting %u\ncpus_isolated %u\ncpus_failed %u\ncpus_unsupported %u\ncpus_aside %u\n",
 				     READ_ONCE(n3t_cfg.paused) ? "paused" : "collecting",
 				     v->nr_state[N3T_CPU_COLLECTING],
 				     v->nr_state[N3T_CPU_ISOLATED],
 				     v->nr_state[N3T_CPU_NO_MEMORY] +
 				     v->nr_state[N3T_CPU_NO_COUNTERS],
-				     v->nr_state[N3T_CPU_UNSUPPORTED]);
+				     v->nr_state[N3T_CPU_UNSUPPORTED],
+				     v->nr_state[N3T_CPU_ASIDE]);
 	for (s = 0; s < v->nr_sets; s++) {
 		const struct n3t_pub_set *ps = &v->sets[s];
 		/* system/: good_ns sums over CPUs; coverage is per CPU on average */
@@ -576,8 +577,7 @@ static int n3t_emit_counters(const struct n3t_core_type *d, char *buf)
 			 d->capacity, d->cycle_counter ? "free" : "busy", d->reserved);
 	len += sysfs_emit_at(buf, len, "load_programmable %u\nload_cycle_counter %s\n",
 			     d->load_capacity, d->load_cycle_counter ? "free" : "busy");
-	len += sysfs_emit_at(buf, len, "repacks_down %u\nrepacks_up %u\n",
-			     n3t_cfg.repacks_down, n3t_cfg.repacks_up);
+	len += sysfs_emit_at(buf, len, "spare %u\n", n3t_param_spare);
 	mutex_unlock(&n3t_cfg.lock);
 	return len;
 }

@@ -6,10 +6,12 @@
 #    STALL_FRONTEND_FLUSH; one counter taken during set 0's slice; set 1's
 #    frontend_core_flush_bound must be its exact value or nan (a counter
 #    kept across the switch that lost its hardware counter there gave 0.00);
-#  - a search: the test PMU's free counters drawn from 1..5 before every
-#    slice, for many slices; after every interval each value of cpu1 must be
-#    the one computed on the host from Arm's formulas (cores/neoverse-n3.*)
-#    or nan.
+#  - a search, with the default groups: before every slice the other user
+#    takes some counters (leaves 1..5 free) one time in four, none
+#    otherwise, for many slices; the CPU steps aside at each slice spoiled
+#    and comes back when a look finds its first set fits; after every
+#    interval each value of cpu1 must be the one computed on the host from
+#    Arm's formulas (cores/neoverse-n3.*) or nan, and some must be defined.
 . ./lib.sh
 C=./cores
 [ -r $C/neoverse-n3.expect ] ||
@@ -56,15 +58,22 @@ for mode in default pinned; do
 	check $mode-flush-bound-exact-or-nan test "$v" = nan -o "$v" = "$w"
 
 	# the search: free counters drawn before every slice
+	check $mode-default-groups sh -c "echo default > $N3T/groups"
+	NSETS=$(wc -l < $N3T/sets)
 	i=0
 	while [ $i -lt "$SLICES" ]; do
-		echo $((RANDOM % 5 + 1)) > $TPDBG/counters
+		if [ $((RANDOM % 4)) = 0 ]; then
+			echo $((RANDOM % 5 + 1)) > $TPDBG/counters
+		else
+			echo 6 > $TPDBG/counters
+		fi
 		inject 1 "$VEC"
 		advance 1
 		i=$((i + 1))
 		[ $((i % NSETS)) = 0 ] && exact_or_nan "$mode-slice-$i"
 	done
-	echo "# $mode: $SLICES slices, $CHURN_DEF values defined, $CHURN_BAD wrong"
+	echo "# $mode: $SLICES slices, $CHURN_DEF values defined, $CHURN_BAD wrong," \
+		"$(awk '$1 == "cpu1" { for (i = 2; i < NF; i += 2) if ($i == "asides") print $(i + 1) }' $DBG/cost) steps aside"
 	expect_eq $mode-random-capacity-never-wrong 0 "$CHURN_BAD"
 	check $mode-random-capacity-some-values test "$CHURN_DEF" -gt 0
 	tp_teardown

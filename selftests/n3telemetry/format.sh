@@ -30,7 +30,7 @@ expect_eq all-lines-parse 0 "$bad"
 expect_eq groups-all "$(cat $N3T/available_groups)" "$(cat $N3T/groups)"
 expect_eq topdown-l1-lines "frontend_bound backend_bound retiring bad_speculation" \
 	"$(cut -d' ' -f1 $N3T/cpu0/topdown_l1 | tr '\n' ' ' | sed 's/ $//')"
-expect_eq counters-lines 7 "$(wc -l < $N3T/counters)"
+expect_eq counters-lines 6 "$(wc -l < $N3T/counters)"
 expect_eq cpu0-collecting collecting "$(value $N3T/cpu0/status state)"
 expect_eq system-cpus-collecting "$(grep -c ^processor /proc/cpuinfo)" \
 	"$(value $N3T/system/status cpus_collecting)"

@@ -3,7 +3,8 @@
 # Isolated CPUs (booted with nohz_full=3, or CPU 3 in a cpuset isolated
 # partition): left alone by default, their status says so; isolated=1
 # includes them.  On QEMU's PMU.  Every operation (load, interval and group
-# writes, pause and resume, a re-pack, unload) is watched from CPU 3: the
+# writes, pause and resume, the other CPUs stepping aside and back, unload)
+# is watched from CPU 3: the
 # interrupts it took (/proc/interrupts, IPIs included) and the context
 # switches of the threads bound to it (cpuhp/3, kworker/3:*); the module
 # must cause none.  Loading any module makes the kernel synchronise every
@@ -144,15 +145,15 @@ quiet pause pause
 expect_eq cpu3-isolated-while-paused isolated "$(value $N3T/cpu3/status state)"
 resume() { echo 1 > $N3T/enabled; }
 quiet resume resume
-# a re-pack down and back up: another pinned user takes 5 of QEMU's
-# counters on CPUs 0-2 for a second
-repack() {
+# the other CPUs step aside and come back: another pinned user takes 5 of
+# QEMU's counters on CPUs 0-2 for a second
+aside() {
 	echo "hw 5 0-2" > $TPDBG/hog
 	sleep 1
 	echo off > $TPDBG/hog
 	sleep 1
 }
-quiet repack-down-and-up repack
+quiet aside-and-back aside
 echo "# $(tr '\n' ' ' < $N3T/counters)"
 unload() { n3t_unload; }
 ALLOW=$MODLOAD quiet unload unload
@@ -177,6 +178,46 @@ expect_eq cpu3-collects-when-asked collecting "$(value $N3T/cpu3/status state)"
 check cpu3-interval test "$(value $N3T/cpu3/status seq)" -ge 1
 [ -n "$spin" ] && kill "$spin"
 check unload-isolated n3t_unload
+
+# Isolation followed live (cpuset partitions change at run time): CPU 3
+# leaves its isolated partition and is collected again within a few
+# intervals; it goes back in and its sampler, at its next run, releases
+# everything and never runs there again.  Traced both ways.
+if [ $mode = cpuset ]; then
+	check load-live n3t_load force=1 interval_ms=20
+	sh -c 'echo $$ > /sys/fs/cgroup/iso/cgroup.procs; while :; do :; done' &
+	spin=$!
+	sleep 0.5
+	expect_eq live-cpu3-isolated isolated "$(value $N3T/cpu3/status state)"
+	echo member > /sys/fs/cgroup/iso/cpuset.cpus.partition
+	t=0
+	while [ "$(value $N3T/cpu3/status state)" != collecting ] && [ $t -lt 40 ]; do
+		sleep 0.05
+		t=$((t + 1))
+	done
+	echo "# cpu3 collected again $((t * 50)) ms after leaving the partition"
+	expect_eq live-cpu3-collected-again collecting "$(value $N3T/cpu3/status state)"
+	check live-cpu3-back-within-10-intervals test $((t * 50)) -le 200
+	s0=$(value $N3T/cpu3/status seq)
+	sleep 0.3
+	check live-cpu3-intervals test "$(value $N3T/cpu3/status seq)" -gt "$s0"
+	[ -n "$WQTRACE" ] && echo > $T/trace
+	echo isolated > /sys/fs/cgroup/iso/cpuset.cpus.partition
+	# one interval, and the sampler's one last run there
+	sleep 0.1
+	if [ -n "$WQTRACE" ]; then
+		n=$(grep -E '\[003\].*function n3t_' $T/trace | grep -c .)
+		echo "# the sampler ran $n times on cpu3 in the 100 ms after it was isolated again"
+		# its last run, and one that may have begun before the write
+		check live-at-most-the-last-run-after-isolation test "$n" -le 2
+	fi
+	expect_eq live-cpu3-isolated-again isolated "$(value $N3T/cpu3/status state)"
+	live() { sleep 1; }
+	quiet live-isolated-again-stays-quiet live
+	expect_eq live-cpu3-still-isolated isolated "$(value $N3T/cpu3/status state)"
+	kill "$spin"
+	check unload-live n3t_unload
+fi
 rmmod n3t_testpmu
 # shellcheck disable=SC2086
 [ -n "$WQTRACE" ] && trace_off $EVENTS

@@ -256,12 +256,14 @@ errno_of() {
 # (yield_pct=0) unless TP_YIELD is set: TP_YIELD= (empty) keeps the
 # module's default, TP_YIELD=yield_pct=N sets one.  With a rest, an
 # interval is NSETS slices and REST=1 more "advance" that ends its rest.
+# No counter left spare (spare=0: the sets fill COUNTERS) unless TP_SPARE
+# is set likewise (TP_SPARE= keeps the module's default).
 tp_setup() {
 	insmod "$N3T_TEST_MODDIR/n3t_testpmu.ko" counters="$1" || return 1
 	shift
 	TP=$(cat /sys/bus/event_source/devices/n3t_testpmu/type)
 	n3t_load force=1 pmu_type="$TP" interval_ms=60000 schedule=all \
-		${TP_YIELD-yield_pct=0} "$@" || return 1
+		${TP_YIELD-yield_pct=0} ${TP_SPARE-spare=0} "$@" || return 1
 	echo 1 > $DBG/manual
 	NSETS=$(wc -l < $N3T/sets)
 	REST=1

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Nothing fits: when no selected metric fits in the counters there are, a
 # write fails with ENOSPC and changes nothing, a load fails with one clear
-# line, and the automatic re-pack keeps what runs.  (Once a NULL dereference
-# in the CPU online callback.)
+# line, and when others take the counters every CPU steps aside, keeping its
+# plan.  (Once a NULL dereference in the CPU online callback.)
 . ./lib.sh
 need_testpmu
 TPI=/sys/bus/event_source/devices/n3t_testpmu/type
@@ -58,37 +58,34 @@ check load-no-counters-refused fails n3t_load force=1 pmu_type="$(cat $TPI)"
 check not-loaded-0 test ! -d $N3T
 rmmod n3t_testpmu
 
-# The re-pack: other users take all but one counter and the cycle counter
-# while the default groups run; the sets starve, the module re-probes,
-# nothing fits, it keeps the current plan and says so once.
+# Others take all but one counter and the cycle counter while the default
+# groups run: every CPU steps aside (nothing re-packs, nothing is logged),
+# the plan and the counters stay as they were, the files read nan; once the
+# counters are free again every CPU is back on its own, with no write.
 tp_setup 6 || exit 1
 before=$(state)
 n0=$(fits_msg)
-echo "n3t-kselftest: nofit re-pack" > /dev/kmsg
+nlog=$(dmesg | grep -c n3telemetry)
 echo 1 > $TPDBG/counters
 echo N > $TPDBG/cycle_counter
 advance_interval -1
 advance_interval -1
-advance_interval -1
-advance_interval -1
-_t=0
-while [ "$(fits_msg)" = "$n0" ] && [ $_t -lt 100 ]; do sleep 0.1; _t=$((_t + 1)); done
-expect_eq repack-one-line $((n0 + 1)) "$(fits_msg)"
-expect_eq repack-kept-plan "$before" "$(state)"
-# the plan was kept: no line may say it was re-packed, nor blame free counters
-check repack-no-false-log sh -c "! dmesg | sed -n '/n3t-kselftest: nofit re-pack/,\$p' |
-	grep -qE 're-packed for|re-probing found the same'"
-expect_eq repack-kept-capacity "programmable 6" "$(head -1 $N3T/counters)"
-advance_interval -1
-advance_interval -1
-advance_interval -1
-advance_interval -1
-sleep 0.5
-expect_eq repack-not-repeated $((n0 + 1)) "$(fits_msg)"
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+expect_eq all-stepped-aside "$ncpu" "$(value $N3T/system/status cpus_aside)"
+expect_eq aside-kept-plan "$before" "$(state)"
+expect_eq aside-no-log "$nlog" "$(dmesg | grep -c n3telemetry)"
+expect_eq aside-kept-capacity "programmable 6" "$(head -1 $N3T/counters)"
+expect_eq aside-nan nan "$(value $N3T/cpu1/topdown_l1 retiring)"
 check files-read cat $N3T/cpu1/topdown_l1 $N3T/system/general
 echo 6 > $TPDBG/counters
 echo Y > $TPDBG/cycle_counter
-expect_eq back-default OK "$(errno_of $N3T/groups 'default')"
+n=0
+while [ "$(value $N3T/system/status cpus_aside)" != 0 ] && [ $n -lt 5 ]; do
+	advance -1
+	n=$((n + 1))
+done
+expect_eq all-back-within-5 0 "$(value $N3T/system/status cpus_aside)"
+expect_eq no-fits-message "$n0" "$(fits_msg)"
 expect_eq back-6 "programmable 6" "$(head -1 $N3T/counters)"
 tp_teardown
 ktap_finish

@@ -3,7 +3,8 @@
  * pmuuser: another perf user beside n3telemetry, for the good-neighbour
  * kselftests (neighbour.sh, realpmu.sh).
  *
- *   pmuuser [-t TYPE] [-c CPU | -a CPU] [-p] [-s SECONDS] [-w] CONFIG...
+ *   pmuuser [-t TYPE] [-c CPU | -a CPU] [-p] [-s SECONDS] [-w] [-W SECONDS]
+ *           [-S PERIOD] CONFIG...
  *
  * Opens one counter per CONFIG (numbers, e.g. 0x11), each its own group,
  * with read_format TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING, the way perf
@@ -16,6 +17,11 @@
  *             /sys/bus/event_source/devices (default 4, PERF_TYPE_RAW)
  *   -s SECS   how long to count (default 2), spinning for task counters,
  *             sleeping for CPU counters (-w spins for those too)
+ *   -W SECS   the counts and times printed are those after the first SECS
+ *             of the run (read then, and subtracted): a share "from the
+ *             second interval on"
+ *   -S PERIOD sampling events (sample_period PERIOD, no buffer mapped), as
+ *             perf record and perf top open theirs
  * Prints one line per counter: "CONFIG count enabled running share%".
  * Exit status: 0 when every counter counted the way its kind promises, 1
  * otherwise: a pinned one must run the whole time it is enabled (a read of
@@ -69,11 +75,12 @@ int main(int argc, char **argv)
 {
 	int type = PERF_TYPE_RAW, cpu = -1, affine = -1, pinned = 0, spin_cpu = 0;
 	int fd[MAX_EV], n = 0, i, opt, bad = 0;
-	unsigned long long config[MAX_EV];
-	double secs = 2, end;
+	unsigned long long config[MAX_EV], period = 0;
+	uint64_t base[MAX_EV][3] = {};
+	double secs = 2, warm = 0, end;
 	volatile unsigned long sink = 0;
 
-	while ((opt = getopt(argc, argv, "t:c:a:ps:w")) != -1) {
+	while ((opt = getopt(argc, argv, "t:c:a:ps:wW:S:")) != -1) {
 		switch (opt) {
 		case 't': type = pmu_type(optarg); break;
 		case 'c': cpu = atoi(optarg); break;
@@ -81,11 +88,13 @@ int main(int argc, char **argv)
 		case 'p': pinned = 1; break;
 		case 's': secs = atof(optarg); break;
 		case 'w': spin_cpu = 1; break;
+		case 'W': warm = atof(optarg); break;
+		case 'S': period = strtoull(optarg, NULL, 0); break;
 		default: return 2;
 		}
 	}
 	if (optind == argc || argc - optind > MAX_EV) {
-		fprintf(stderr, "usage: pmuuser [-t TYPE] [-c CPU | -a CPU] [-p] [-s SECS] [-w] CONFIG...\n");
+		fprintf(stderr, "usage: pmuuser [-t TYPE] [-c CPU | -a CPU] [-p] [-s SECS] [-w] [-W SECS] [-S PERIOD] CONFIG...\n");
 		return 2;
 	}
 	if (affine >= 0) {
@@ -105,6 +114,7 @@ int main(int argc, char **argv)
 			.config = strtoull(argv[i], NULL, 0),
 			.pinned = pinned,
 			.disabled = 1,
+			.sample_period = period,
 			.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 				       PERF_FORMAT_TOTAL_TIME_RUNNING,
 		};
@@ -120,8 +130,24 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
 	end = now() + secs;
+	if (warm > 0) {
+		double w = now() + warm;
+
+		if (cpu >= 0 && !spin_cpu)
+			usleep((useconds_t)(warm * 1e6));
+		else
+			while (now() < w)
+				for (i = 0; i < 10000; i++)
+					sink += i;
+		for (i = 0; i < n; i++)
+			if (read(fd[i], base[i], sizeof(base[i])) != sizeof(base[i]))
+				memset(base[i], 0, sizeof(base[i]));
+	}
 	if (cpu >= 0 && !spin_cpu) {
-		usleep((useconds_t)(secs * 1e6));
+		double left = end - now();
+
+		if (left > 0)
+			usleep((useconds_t)(left * 1e6));
 	} else {
 		while (now() < end)
 			for (i = 0; i < 10000; i++)
@@ -139,6 +165,9 @@ int main(int argc, char **argv)
 			bad = 1;
 			continue;
 		}
+		v[0] -= base[i][0];
+		v[1] -= base[i][1];
+		v[2] -= base[i][2];
 		printf("0x%llx %" PRIu64 " %" PRIu64 " %" PRIu64 " %.1f%%\n", config[i], v[0], v[1],
 		       v[2], v[1] ? 100.0 * v[2] / v[1] : 0.0);
 		if (pinned ? (!v[1] || v[2] != v[1]) : !v[2])

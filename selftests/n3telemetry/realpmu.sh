@@ -61,7 +61,9 @@ u() {
 	diag_run "$_u" "/tmp/pmuuser.$_u" pmuuser "$@"
 }
 # as many as the PMU has: the cycle counter and every programmable one
-ALL="0x11$(seq "$(value $N3T/counters programmable)" | sed 's/.*/ 0x08/' | tr -d '\n')"
+# (those the module packs for, and the one it leaves spare)
+NPROG=$(($(value $N3T/counters programmable) + $(value $N3T/counters spare)))
+ALL="0x11$(seq "$NPROG" | sed 's/.*/ 0x08/' | tr -d '\n')"
 echo "# events: $ALL"
 check task-pinned-runs-whole-time u task-pinned -a 1 -p -s 2 $ALL
 check cpu-pinned-runs-whole-time u cpu-pinned -c 2 -p -s 2 $ALL
@@ -97,5 +99,39 @@ echo "# resumed: system ipc $ipc"
 check resumed-ipc-positive awk -v v="$ipc" 'BEGIN { exit !(v != "nan" && v > 0 && v <= 8) }'
 check resumed-cycles-grow test "$(awk '$1 == "CPU_CYCLES" { print $2 }' $N3T/system/events)" -gt "$cyc0"
 check unload-general n3t_unload
+
+# As on an N3: every event of the groups live (test_all_events=1, a test
+# build's switch: QEMU counts the events it does not implement as zero, but
+# each takes a counter), default settings.  perf record's and perf top's
+# default event (cycles, sampling; a task's and a CPU's) counts at least
+# 99 % of its time; perf stat -a -e <6 events> on CPU 2 at least 99 % from
+# its second second on, the module stepping aside there alone; perf stat of
+# a program with 4 and 6 events: every event counts, shares printed.
+echo "n3t-kselftest: realpmu all events" > /dev/kmsg
+check load-all-events n3t_load force=1 interval_ms=100 test_all_events=1
+live=$(awk '{ for (i = 2; i <= NF; i++) e[$i] = 1 } END { print length(e) }' $N3T/sets)
+echo "# every event live: $live distinct events in $(wc -l < $N3T/sets) sets"
+check all-events-live sh -c "! dmesg | sed -n '/n3t-kselftest: realpmu all events/,\$p' |
+	grep -q 'events not implemented or rejected'"
+sleep 0.5
+min99() { awk '{ sub(/%$/, "", $5); if ($5 + 0 < 99) bad = 1 } END { exit bad || !NR }' "/tmp/pmuuser.$1"; }
+check record-task-counted u record-task -a 1 -S 1000000 -s 2 0x11
+check record-task-99 min99 record-task
+check top-cpu-counted u top-cpu -c 1 -S 1000000 -s 2 0x11
+check top-cpu-99 min99 top-cpu
+EV6="0x08 0x08 0x08 0x08 0x08 0x08"
+u stat-a-6 -c 2 -s 3 -W 1 $EV6 > /tmp/sa6.out 2>&1 &
+bg=$!
+sleep 1.5
+state2=$(value $N3T/cpu2/status state)
+state1=$(value $N3T/cpu1/status state)
+wait $bg
+cat /tmp/sa6.out
+check stat-a-6-99-from-second-1 min99 stat-a-6
+expect_eq stat-a-6-cpu2-stepped-aside stepped-aside "$state2"
+expect_eq stat-a-6-cpu1-collecting collecting "$state1"
+check stat-4-all-counted u stat-4 -a 1 -s 2 0x08 0x08 0x08 0x08
+check stat-6-all-counted u stat-6 -a 1 -s 2 $EV6
+check unload-all-events n3t_unload
 rmmod n3t_testpmu
 ktap_finish

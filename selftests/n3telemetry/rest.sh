@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The rest (yield_pct, at its default) on the test PMU, slice by slice: the
+# The rest (yield_pct=10; the default is 0, no rest) on the test PMU, slice
+# by slice: the
 # end of an interval's last slice publishes the interval and switches every
 # counter of the module off; during the rest the module holds no counter
 # (the test PMU's own count of held counters says 0), counts nothing
@@ -30,9 +31,8 @@ one_interval() {
 	done
 }
 
-# the module's default yield_pct: no TP_YIELD override
-TP_YIELD= tp_setup 6 schedule=rotate || exit 1
-expect_eq default-yield-pct 10 "$(cat $N3T/yield_pct)"
+TP_YIELD=yield_pct=10 tp_setup 6 schedule=rotate || exit 1
+expect_eq yield-pct-10 10 "$(cat $N3T/yield_pct)"
 expect_eq tp_setup-saw-a-rest 1 "$REST"
 expect_eq slices-per-interval 2 "$NSETS"
 SET0=$(($(sed -n 1p $N3T/sets | wc -w) - 1))

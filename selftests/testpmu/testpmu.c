@@ -24,6 +24,11 @@
  * /sys/kernel/debug/n3t_testpmu/active says per online CPU how many of this
  * PMU's counters are held by an event now ("cpu2 3").
  *
+ * /sys/kernel/debug/n3t_testpmu/events says per online CPU how many
+ * CPU-wide events of this PMU exist now, counting or not (what perf's
+ * lists hold and walk at every reschedule), and the most since the last
+ * write of "0" ("cpu2 7 peak 12").
+ *
  * /sys/kernel/debug/n3t_testpmu/hog is another pinned user wanting N
  * programmable counters: writing "tp N" (this PMU) or "hw N" (the CPU PMU,
  * raw event 0x08) creates N pinned events on every online CPU ("tp N 0-2":
@@ -70,6 +75,15 @@ struct tp_cpu {
 };
 
 static DEFINE_PER_CPU(struct tp_cpu, tp_cpus);
+/* CPU-wide events of this PMU that exist, per CPU, and their peak */
+static DEFINE_PER_CPU(atomic_t, tp_alive);
+static DEFINE_PER_CPU(atomic_t, tp_peak);
+
+static void tp_destroy(struct perf_event *event)
+{
+	atomic_dec(per_cpu_ptr(&tp_alive, event->cpu));
+}
+
 static struct dentry *tp_dir;
 
 static int tp_event_init(struct perf_event *event)
@@ -82,6 +96,15 @@ static int tp_event_init(struct perf_event *event)
 		return -EOPNOTSUPP;
 	if (event->attr.config > 0xffff)
 		return -EINVAL;
+	if (event->cpu >= 0) {
+		int n = atomic_inc_return(per_cpu_ptr(&tp_alive, event->cpu));
+		atomic_t *peak = per_cpu_ptr(&tp_peak, event->cpu);
+		int p = atomic_read(peak);
+
+		while (n > p && !atomic_try_cmpxchg(peak, &p, n))
+			;
+		event->destroy = tp_destroy;
+	}
 	return 0;
 }
 
@@ -397,6 +420,46 @@ static int tp_active_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(tp_active);
 
+static int tp_events_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		seq_printf(m, "cpu%u %d peak %d\n", cpu, atomic_read(per_cpu_ptr(&tp_alive, cpu)),
+			   atomic_read(per_cpu_ptr(&tp_peak, cpu)));
+	return 0;
+}
+
+static int tp_events_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, tp_events_show, NULL);
+}
+
+/* "0": every CPU's peak is what exists now */
+static ssize_t tp_events_write(struct file *file, const char __user *ubuf, size_t len,
+			       loff_t *ppos)
+{
+	unsigned int cpu, v;
+	int ret = kstrtouint_from_user(ubuf, len, 10, &v);
+
+	if (ret)
+		return ret;
+	if (v)
+		return -EINVAL;
+	for_each_possible_cpu(cpu)
+		atomic_set(per_cpu_ptr(&tp_peak, cpu), atomic_read(per_cpu_ptr(&tp_alive, cpu)));
+	return len;
+}
+
+static const struct file_operations tp_events_fops = {
+	.owner		= THIS_MODULE,
+	.open		= tp_events_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+	.write		= tp_events_write,
+};
+
 #define TP_HOG_EVENT	0x08	/* INST_RETIRED: a programmable counter */
 
 static DEFINE_MUTEX(tp_hog_lock);	/* protects tp_hog, tp_hog_nr */
@@ -550,6 +613,7 @@ static int __init tp_init(void)
 	debugfs_create_bool("cycle_counter", 0600, tp_dir, &cycle_counter);
 	debugfs_create_file("standin", 0600, tp_dir, NULL, &tp_standin_fops);
 	debugfs_create_file("active", 0400, tp_dir, NULL, &tp_active_fops);
+	debugfs_create_file("events", 0600, tp_dir, NULL, &tp_events_fops);
 	debugfs_create_file("hog", 0600, tp_dir, NULL, &tp_hog_fops);
 	return 0;
 }

@@ -334,7 +334,8 @@ COVERAGE = '100.00'	# status: setK_coverage is at most 100.00
 # status: the words of the state line (collect.c n3t_state_names and
 # n3t_cpu_state_name()'s "unknown"; system/: sysfs.c status_show())
 CPU_STATES = ['stopped', 'collecting', 'isolated', 'failed-no-memory',
-              'failed-no-counters', 'unsupported-core', 'paused', 'unknown']
+              'failed-no-counters', 'unsupported-core', 'paused', 'stepped-aside',
+              'unknown']
 SYSTEM_STATES = ['collecting', 'paused']
 DIR_NO_MODEL = ['unsupported', 'isolated']	# cpuN/cpu_model without a table
 
@@ -393,7 +394,8 @@ def text_bounds(mdl):
         f'sets_per_interval {U32}\n'
     cpu = f'state {max(CPU_STATES, key=len)}\n'
     system = f'state {max(SYSTEM_STATES, key=len)}\ncpus_collecting {U32}\n' \
-        f'cpus_isolated {U32}\ncpus_failed {U32}\ncpus_unsupported {U32}\n'
+        f'cpus_isolated {U32}\ncpus_failed {U32}\ncpus_unsupported {U32}\n' \
+        f'cpus_aside {U32}\n'
     b['status'] = len(head) + max(len(cpu), len(system)) + \
         sum(len(f'set{s}_coverage {COVERAGE}\nset{s}_lost {U64}\n') for s in range(nr_sets))
     b['dir_cpu_model'] = max(len(f'{x}\n') for x in [mdl['file']] + DIR_NO_MODEL)

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * n3tel - read n3telemetry: a table or tree for people (show), a live view
- * (top), one scrape as Prometheus text, JSON or CSV (export), and the
- * node_exporter textfile collector (textfile).
+ * (top), one scrape as Prometheus text, JSON or CSV (export), the
+ * node_exporter textfile collector (textfile), and a pause of the module
+ * while a command runs (pause: perf on the same machine).
  *
  * The command line: the options, which command takes which, and
  * the call to the command: show() and top() (views.h); prom_text(), or
- * load() (model.h) and export_json() or export_csv(), and textfile()
- * (export.h).  Nothing calls it.
+ * load() (model.h) and export_json() or export_csv(), textfile()
+ * (export.h), and pause_run() (pause.h).  Nothing calls it.
  *
  * The model n3tel reads the module into is model.h; the binary snapshot
  * layout is uapi/linux/n3telemetry.h.
@@ -22,6 +23,8 @@
 #include <linux/n3telemetry.h>
 
 #include "export.h"
+#include "pause.h"
+#include "read.h"
 #include "util.h"
 #include "views.h"
 
@@ -39,6 +42,7 @@ static void usage(FILE *f)
 		"  top [--sort cpu|retiring|frontend|backend|bad|ipc] [--iterations N] [--delay S]\n"
 		"  export --format prometheus|json|csv [SELECTION]   one scrape\n"
 		"  textfile --dir DIR [--every SECONDS] [SELECTION]   n3telemetry.prom for node_exporter\n"
+		"  pause [--cpu LIST] -- COMMAND [ARG]...   free the PMU for COMMAND (e.g. perf)\n"
 		"SELECTION: [--scope system|cpu|all] [--group G]... [--metric M]... [--max-series N]\n"
 		"  (default: system/, the metrics of the module's groups, at most %d series)\n"
 		"PATH defaults to " DEFAULT_SYSFS "; n3tel --version prints the version.\n",
@@ -174,7 +178,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cmd = argv[optind++];
-	if (optind < argc)
+	if (optind < argc && strcmp(cmd, "pause"))
 		die("unexpected argument \"%s\"", argv[optind]);
 	t.root = root;
 
@@ -186,6 +190,8 @@ int main(int argc, char **argv)
 		allowed = O_FORMAT | O_SCOPE | O_GROUP | O_METRIC | O_MAX;
 	else if (!strcmp(cmd, "textfile"))
 		allowed = O_DIR | O_EVERY | O_SCOPE | O_GROUP | O_METRIC | O_MAX;
+	else if (!strcmp(cmd, "pause"))
+		allowed = O_CPU;
 	else {
 		fprintf(stderr, "%s: unknown command \"%s\"\n", prog, cmd);
 		usage(stderr);
@@ -195,7 +201,9 @@ int main(int argc, char **argv)
 		if (given & ~allowed & opt_names[k].bit)
 			die("%s does not apply to %s (see n3tel --help)", opt_names[k].name, cmd);
 
-	if (!strcmp(cmd, "show")) {
+	if (!strcmp(cmd, "pause")) {
+		return pause_run(DEFAULT_DEVICE, cpus, argv + optind);
+	} else if (!strcmp(cmd, "show")) {
 		show(&t, src, cpus, sel.group, sel.nr_groups);
 	} else if (!strcmp(cmd, "export")) {
 		if (!format || (strcmp(format, "prometheus") && strcmp(format, "json") &&

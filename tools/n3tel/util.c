@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * n3tel's shared helpers (see util.h): die() and warn_once(),
- * slurp() a whole file, next_line() of a buffer.
+ * slurp() a whole file, next_line() of a buffer, parse_cpu_list().
  *
  * Calls only the C library; knows nothing of the model, the views or the
  * formats.
@@ -129,4 +129,45 @@ void warn_once(const char *fmt, ...)
 		return;
 	snprintf(last, sizeof(last), "%s", msg);
 	fprintf(stderr, "%s: warning: %s\n", prog, msg);
+}
+
+/* --cpu, parsed once (util.h) */
+void parse_cpu_list(const char *list, struct cpu_list *l)
+{
+	char *dup, *save = NULL;
+	size_t n = 1;
+
+	memset(l, 0, sizeof(*l));
+	if (!list)
+		return;
+	l->given = true;
+	if (!strcmp(list, "system")) {
+		l->system = true;
+		return;
+	}
+	for (const char *p = list; *p; p++) {
+		if (!strchr("0123456789,-", *p))
+			die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+		n += *p == ',';
+	}
+	if (list[0] == ',' || list[strlen(list) - 1] == ',' || strstr(list, ",,"))
+		die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+	dup = strdup(list);
+	l->lo = malloc(n * sizeof(*l->lo));
+	l->hi = malloc(n * sizeof(*l->hi));
+	if (!dup || !l->lo || !l->hi)
+		die("out of memory");
+	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int a, b, k = 0;
+
+		if (sscanf(tok, "%d-%d%n", &a, &b, &k) == 2 && !tok[k] && a <= b)
+			;
+		else if (sscanf(tok, "%d%n", &a, &k) == 1 && !tok[k])
+			b = a;
+		else
+			die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+		l->lo[l->nr] = a;
+		l->hi[l->nr++] = b;
+	}
+	free(dup);
 }

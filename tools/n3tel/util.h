@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * n3tel's shared helpers, in one place: errors (die, warn_once),
- * reading a whole file (slurp) and walking its lines (next_line).
+ * reading a whole file (slurp) and walking its lines (next_line), --cpu
+ * lists (parse_cpu_list).
  *
  * Owns: nothing of the module's data.  Calls: only the C library.  Every
  * other file of n3tel may call it; it calls none of them.
@@ -25,6 +26,14 @@ extern char die_msg[DIE_MSG_LEN];
 void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...);
 /* a warning on stderr, once per distinct message */
 void __attribute__((format(printf, 1, 2))) warn_once(const char *fmt, ...);
+
+/* --cpu, parsed once: a list of CPU numbers and ranges (0-3,8), or system */
+struct cpu_list {
+	bool given, system;
+	int nr;
+	int *lo, *hi;
+};
+void parse_cpu_list(const char *list, struct cpu_list *l);
 
 char *slurp(const char *path, size_t *len);
 bool refused(int err);

@@ -46,6 +46,7 @@
 #ifndef _UAPI_LINUX_N3TELEMETRY_H
 #define _UAPI_LINUX_N3TELEMETRY_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define N3T_SNAP_MAGIC		0x5354334eU	/* "N3TS" */
@@ -146,5 +147,28 @@ struct n3t_snapshot_record {
 	__u64 group_seq[N3T_SNAP_MAX_GROUPS];
 	__u64 group_end_ns[N3T_SNAP_MAX_GROUPS];
 };
+
+/**
+ * struct n3t_pause_lease - the argument of N3T_IOC_PAUSE
+ * @cpus: user address of an array of @nr_words 64-bit words, a CPU bitmap
+ *	(bit n % 64 of word n / 64: CPU n)
+ * @nr_words: words at @cpus; 0 for every CPU
+ * @flags: 0
+ *
+ * N3T_IOC_PAUSE on an open /dev/n3telemetry: the module holds no counter
+ * on those CPUs (it releases them before the call returns) for as long as
+ * that open file exists; then it counts there again.  Leases of several
+ * files compose: a CPU counts again once none of them names it.  One lease
+ * per open file (EBUSY for a second); EPERM without CAP_PERFMON (or
+ * CAP_SYS_ADMIN) when the file was opened; EINVAL for a CPU the kernel
+ * cannot have, an empty bitmap or @flags.
+ */
+struct n3t_pause_lease {
+	__u64 cpus;
+	__u32 nr_words;
+	__u32 flags;
+};
+
+#define N3T_IOC_PAUSE		_IOW(0xb3, 0x01, struct n3t_pause_lease)
 
 #endif /* _UAPI_LINUX_N3TELEMETRY_H */

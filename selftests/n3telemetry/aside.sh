@@ -1,0 +1,123 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Stepping aside, per CPU (test PMU with N3's counters, 6 and a cycle
+# counter; slices end on "advance").  With its default spare counter the
+# module packs for 5 of the 6.  Another user that takes counters on CPU 2
+# alone makes CPU 2 step aside: it holds no counter, its files say so and
+# its values read nan, never a wrong number; every other CPU counts on
+# uninterrupted (no restart, no re-pack, exact values, seq and ages one
+# interval at a time).  CPU 2 looks now and then without ever taking a
+# counter from the other user, and is back within 5 intervals after the
+# user leaves, exact again.  Then: only what counts is in perf's lists (the
+# first set's events and, during its slice, a rotating set's), whatever
+# the selection.
+. ./lib.sh
+need_testpmu
+. ./vectors.sh
+[ "$(grep -c ^processor /proc/cpuinfo)" -ge 3 ] || skip_all "needs 3 CPUs"
+
+# cpu_events CPU: the test PMU's CPU-wide events that exist on CPU now
+cpu_events() { awk -v c="cpu$1" '$1 == c { print $2 }' $TPDBG/events; }
+cpu_peak() { awk -v c="cpu$1" '$1 == c { print $4 }' $TPDBG/events; }
+# cost CPU FIELD: a field of the sampler's cost line of CPU
+cost() { awk -v c="cpu$1" -v f="$2" '$1 == c { for (i = 2; i < NF; i += 2) if ($i == f) print $(i + 1) }' $DBG/cost; }
+
+TP_SPARE= tp_setup 6 || exit 1
+expect_eq spare-default 1 "$(value $N3T/counters spare)"
+expect_eq packs-for-5 5 "$(value $N3T/counters programmable)"
+echo "# $NSETS sets on 5 counters and the cycle counter"
+scripted_interval 1 "$VEC_A" 2 "$VEC_A"
+check_values before-cpu1 $N3T/cpu1 "$VEC_A"
+check_values before-cpu2 $N3T/cpu2 "$VEC_A"
+check one-counter-left-free sh -c "[ \$(awk '\$1 == \"cpu1\" { print \$2 }' $TPDBG/active) -le 6 ]"
+
+seq1=$(st $N3T/cpu1 seq)
+lost1=$(st $N3T/cpu1 lost_slices)
+# a pinned user of 2 counters on CPU 2 alone: the sets of 5 no longer fit there
+echo "tp 2 2" > $TPDBG/hog
+scripted_interval 1 "$VEC_A" 2 "$VEC_A"
+expect_eq cpu2-stepped-aside stepped-aside "$(st $N3T/cpu2 state)"
+expect_eq cpu1-collecting collecting "$(st $N3T/cpu1 state)"
+expect_eq system-cpus-aside 1 "$(value $N3T/system/status cpus_aside)"
+expect_eq cpu2-holds-nothing 2 "$(cpu_events 2)"	# the 2 are the user's
+expect_eq hog-runs "cpu2 2/2" "$(grep '^cpu2 ' $TPDBG/hog)"
+for g in $DEFAULT_GROUPS; do
+	group_is "cpu2-$g-nan" $N3T/cpu2 $g nan
+done
+check cpu2-ages-nan sh -c "! awk '\$7 != \"nan\"' $N3T/cpu2/ages | grep -q ."
+
+# ten intervals of it: every other CPU uninterrupted, CPU 2 looking
+i=0
+while [ $i -lt 10 ]; do
+	scripted_interval 1 "$VEC_A" 2 "$VEC_A"
+	i=$((i + 1))
+done
+expect_eq cpu1-seq-one-a-interval $((seq1 + 11)) "$(st $N3T/cpu1 seq)"
+expect_eq cpu1-no-lost-slice "$lost1" "$(st $N3T/cpu1 lost_slices)"
+expect_eq cpu1-ages-current "$(st $N3T/cpu1 seq)" \
+	"$(awk '{ print $3 }' $N3T/cpu1/ages | sort -u)"
+check_values during-cpu1 $N3T/cpu1 "$VEC_A"
+expect_eq cpu1-never-stepped-aside 0 "$(cost 1 asides)"
+expect_eq cpu3-never-stepped-aside 0 "$(cost 3 asides)"
+expect_eq same-counters 5 "$(value $N3T/counters programmable)"
+check no-repack-no-restart sh -c "! dmesg | grep -q 're-packed\|resumed\|paused'"
+expect_eq still-aside stepped-aside "$(st $N3T/cpu2 state)"
+looks=$(cost 2 looks)
+echo "# cpu2: $looks looks in 11 intervals of $NSETS slices, $(cost 2 asides) steps aside"
+check cpu2-looked test "$looks" -gt 0
+expect_eq hog-never-lost-a-counter "cpu2 2/2" "$(grep '^cpu2 ' $TPDBG/hog)"
+
+# the user leaves: back within 5 intervals, and exact
+echo off > $TPDBG/hog
+n=0
+while [ "$(st $N3T/cpu2 state)" != collecting ] && [ $n -lt 5 ]; do
+	advance 2
+	n=$((n + 1))
+done
+echo "# cpu2 back after $n intervals"
+expect_eq cpu2-back-within-5 collecting "$(st $N3T/cpu2 state)"
+expect_eq system-cpus-aside-0 0 "$(value $N3T/system/status cpus_aside)"
+scripted_interval 1 "$VEC_A" 2 "$VEC_A"
+check_values after-cpu2 $N3T/cpu2 "$VEC_A"
+check_values after-cpu1 $N3T/cpu1 "$VEC_A"
+tp_teardown
+
+# What perf's lists hold on a CPU: the first set's events, and a rotating
+# set's during its slice only; the same with every group selected.
+for sel in default all; do
+	TP_SPARE= tp_setup 6 schedule=rotate groups=$sel || exit 1
+	nsets=$(wc -l < $N3T/sets)
+	first=$(awk 'NR == 1 { print NF - 1 }' $N3T/sets)
+	most=$(awk 'NR > 1 && NF - 1 > m { m = NF - 1 } END { print m + 0 }' $N3T/sets)
+	echo 0 > $TPDBG/events
+	expect_eq "$sel-first-set-only" "$first" "$(cpu_events 1)"
+	# one whole rotation: a slice of each set
+	i=0
+	while [ $i -lt $((2 * nsets)) ]; do
+		advance -1
+		i=$((i + 1))
+	done
+	echo "# groups=$sel: $nsets sets, $first events in the first, at most $most in another; peak $(cpu_peak 1)"
+	check "$sel-peak-first-plus-one-set" test "$(cpu_peak 1)" -le $((first + most))
+	expect_eq "$sel-back-to-first-set" "$first" "$(cpu_events 1)"
+	tp_teardown
+done
+
+# Stepped aside on every CPU: a CPU going off and on meanwhile, then the
+# module unloaded, then a CPU going off and on again (nothing of the
+# module may run after its exit).
+CPUS=/sys/devices/system/cpu
+TP_SPARE= tp_setup 6 || exit 1
+echo "tp 3" > $TPDBG/hog
+advance_interval -1
+expect_eq all-aside "$(grep -c ^processor /proc/cpuinfo)" "$(value $N3T/system/status cpus_aside)"
+check hotplug-while-aside sh -c "echo 0 > $CPUS/cpu1/online && echo 1 > $CPUS/cpu1/online"
+advance_interval -1
+# (perf drops a CPU's events when it goes offline: the other user's may be gone there)
+check set-up-again-after-hotplug grep -qE '^state (collecting|stepped-aside)$' $N3T/cpu1/status
+check unload-while-aside n3t_unload
+check hotplug-after-unload sh -c "echo 0 > $CPUS/cpu1/online && echo 1 > $CPUS/cpu1/online"
+expect_eq hog-kept-its-counters "cpu2 3/3" "$(grep '^cpu2 ' $TPDBG/hog)"
+echo off > $TPDBG/hog
+rmmod n3t_testpmu
+ktap_finish

@@ -1,0 +1,124 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# n3tel pause: a pause lease for perf users.  "n3tel pause [--cpu LIST] --
+# COMMAND" frees the PMU on those CPUs before COMMAND starts (a perf stat
+# of 6 events there counts the whole time) and gives it back when COMMAND
+# ends, with COMMAND's exit status; leases compose (a CPU counts again once
+# no lease names it); a killed n3tel leaves nothing paused (the lease is its
+# open file); without CAP_PERFMON there is no lease; a bad --cpu changes
+# nothing; the enabled file works as before, beside leases.  Default
+# settings on the test PMU (6 counters and a cycle counter).
+. ./lib.sh
+need_testpmu
+for p in n3tel pmuuser; do
+	command -v $p > /dev/null || PATH=$PATH:$N3T_HERE
+	command -v $p > /dev/null || skip_all "$p not built"
+done
+[ "$(grep -c ^processor /proc/cpuinfo)" -ge 3 ] || skip_all "needs 3 CPUs"
+insmod "$N3T_TEST_MODDIR/n3t_testpmu.ko" counters=6 || exit 1
+TP=$(cat /sys/bus/event_source/devices/n3t_testpmu/type)
+IVL=100
+check load n3t_load force=1 pmu_type="$TP" interval_ms=$IVL
+sleep 0.5
+st() { value $N3T/cpu$1/status state; }
+# wait_state CPU STATE: until CPU's state is STATE, 2 s at most
+wait_state() {
+	_t=0
+	while [ "$(st "$1")" != "$2" ] && [ $_t -lt 40 ]; do sleep 0.05; _t=$((_t + 1)); done
+	[ "$(st "$1")" = "$2" ]
+}
+EV6="0x08 0x08 0x08 0x08 0x08 0x08"
+
+# CPU-wide, 6 programmable counters and the cycle counter, on CPU 1 for 1 s
+# under a lease: every one counts the whole time
+check lease-cpu1-whole-pmu diag_run lease /tmp/lease.out \
+	n3tel pause --cpu 1 -- pmuuser -t "$TP" -c 1 -s 1 0x11 $EV6
+check lease-cpu1-100-percent awk '{ if ($5 != "100.0%") bad = 1 } END { exit bad || NR != 7 }' /tmp/lease.out
+check cpu1-back-after-lease wait_state 1 collecting
+
+# during a lease: CPU 1 paused, CPU 2 collecting; after it, CPU 1 again
+n3tel pause --cpu 1 -- sleep 1.5 &
+p=$!
+sleep 0.5
+expect_eq cpu1-paused-under-lease paused "$(st 1)"
+expect_eq cpu2-collecting-beside collecting "$(st 2)"
+expect_eq cpu1-nan-under-lease nan "$(value $N3T/cpu1/topdown_l1 retiring)"
+check cpu1-holds-nothing sh -c "[ \$(awk '\$1 == \"cpu1\" { print \$2 }' $TPDBG/active) = 0 ]"
+wait $p
+check lease-exit-0 test $? = 0
+check cpu1-back-within-5-intervals wait_state 1 collecting
+sleep 0.3
+check cpu1-values-again sh -c "[ \"\$(value $N3T/cpu1/topdown_l1 retiring)\" != nan ]"
+
+# two leases compose: B (CPUs 1-2) ends first, A (CPU 1) still holds CPU 1
+n3tel pause --cpu 1 -- sleep 2 &
+a=$!
+n3tel pause --cpu 1-2 -- sleep 1 &
+b=$!
+sleep 0.5
+expect_eq compose-cpu1-paused paused "$(st 1)"
+expect_eq compose-cpu2-paused paused "$(st 2)"
+wait $b
+check compose-cpu2-back wait_state 2 collecting
+expect_eq compose-cpu1-still-paused paused "$(st 1)"
+wait $a
+check compose-cpu1-back wait_state 1 collecting
+
+# a killed n3tel: the lease goes with its file
+n3tel pause -- sleep 30 &
+k=$!
+sleep 0.5
+expect_eq all-paused paused "$(st 0)"
+kill -9 $k
+wait $k 2> /dev/null
+check killed-n3tel-gives-back-cpu0 wait_state 0 collecting
+check killed-n3tel-gives-back-cpu2 wait_state 2 collecting
+pkill -f 'sleep 30' 2> /dev/null
+
+# the command's exit status; a command that cannot run
+n3tel pause -- sh -c 'exit 3'
+expect_eq exit-status-passed 3 "$?"
+n3tel pause -- /nonexistent 2> /tmp/lease.err
+expect_eq no-such-command 127 "$?"
+check no-such-command-says-so grep -q 'cannot run /nonexistent' /tmp/lease.err
+# a bad --cpu: refused, one line, nothing paused
+n3tel pause --cpu 4000 -- true 2> /tmp/lease.err
+check bad-cpu-fails test $? != 0
+check bad-cpu-one-line test "$(grep -c . /tmp/lease.err)" = 1
+expect_eq bad-cpu-nothing-paused 0 "$(grep -c 'state paused' $N3T/cpu[0-9]*/status | awk -F: '{ s += $2 } END { print s }')"
+
+# the enabled file beside a lease: a pause and a resume during it
+n3tel pause --cpu 1 -- sleep 1.5 &
+p=$!
+sleep 0.3
+expect_eq enabled-0-under-lease OK "$(errno_of $N3T/enabled 0)"
+expect_eq enabled-1-under-lease OK "$(errno_of $N3T/enabled 1)"
+sleep 0.3
+expect_eq lease-held-across-resume paused "$(st 1)"
+expect_eq others-resumed collecting "$(st 2)"
+wait $p
+check back-after-lease-and-resume wait_state 1 collecting
+n3t_unload
+# without CAP_PERFMON: no lease (EPERM), even where everyone may read
+# (world_readable=1); with it, a lease
+CAPUSER=$(command -v capuser)
+if [ -z "$CAPUSER" ] && command -v cc > /dev/null &&
+   cc -O2 -o /tmp/capuser "$N3T_HERE/capuser.c" 2> /dev/null; then
+	CAPUSER=/tmp/capuser
+fi
+if [ -n "$CAPUSER" ]; then
+	check load-world-readable n3t_load force=1 pmu_type="$TP" interval_ms=$IVL world_readable=1
+	sleep 0.3
+	"$CAPUSER" 65534 none "$(command -v n3tel)" pause -- true 2> /tmp/lease.err
+	check unprivileged-refused test $? != 0
+	sed 's/^/# /' /tmp/lease.err
+	check unprivileged-eperm grep -q 'Operation not permitted' /tmp/lease.err
+	expect_eq unprivileged-nothing-paused collecting "$(st 1)"
+	"$CAPUSER" 65534 38 "$(command -v n3tel)" pause --cpu 1 -- true
+	expect_eq perfmon-may 0 "$?"
+	n3t_unload
+else
+	ktap_test_skip "unprivileged-refused (no capuser: needs a C compiler)"
+fi
+rmmod n3t_testpmu
+ktap_finish
