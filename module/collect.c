@@ -596,21 +596,32 @@ static bool n3t_look(struct n3t_cpu *pc)
 	unsigned int i;
 
 	pc->looks++;
+	/*
+	 * one at a time, each read at once: a look that finds the counters
+	 * taken usually stops at the first event, one creation and one
+	 * release; the events created before are scheduled again at each
+	 * creation, so they are read once more at the end
+	 */
 	for (i = s0->first; ok && i < s0->first + s0->nr; i++) {
+		u64 d, de, dr;
+
 		c = &pc->ctr[pc->ev[i].ctr];
-		if (test_bit(c->ev, pc->dom->usable) && !c->pe)
-			ok = n3t_ctr_get(pc, c, true);
+		if (!test_bit(c->ev, pc->dom->usable) || c->pe)
+			continue;
+		ok = n3t_ctr_get(pc, c, true);
+		if (ok) {
+			n3t_read_ctr(pc, c, &d, &de, &dr);
+			ok = dr == de;
+		}
 	}
 	for (i = s0->first; ok && i < s0->first + s0->nr; i++) {
-		u64 enabled, running;
+		u64 d, de, dr;
 
 		c = &pc->ctr[pc->ev[i].ctr];
 		if (!c->pe)
 			continue;
-		c->last_count = perf_event_read_value(c->pe, &enabled, &running);
-		c->last_enabled = enabled;
-		c->last_running = running;
-		ok = running == enabled;
+		n3t_read_ctr(pc, c, &d, &de, &dr);
+		ok = dr == de;
 	}
 	/* the other sets of every interval: off until their slices */
 	for (i = 0; ok && i < pc->nr_ctr; i++) {
