@@ -174,7 +174,6 @@ expect_eq split-i2-two-slices 2 "$(st $N3T/cpu1 sets_per_interval)"
 expect_eq split-i2-set1-first "$(want "$VEC_A" retiring)" "$(value $N3T/cpu1/topdown_l1 retiring)"
 expect_eq split-i2-set0-second "$(want "$VEC_B" frontend_bound)" \
 	"$(value $N3T/cpu1/topdown_l1 frontend_bound)"
-expect_eq split-i2-ipc-set1 "$(want "$VEC_A" ipc)" "$(value $N3T/cpu1/general ipc)"
 # interval 3: set 0, the rotating one, set 1
 slice 1 "$VEC_A"
 slice 1 "$VEC_A"
