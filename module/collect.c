@@ -578,19 +578,20 @@ static void n3t_end_interval_aside(struct n3t_cpu *pc, u64 now)
 }
 
 /*
- * A look, stepped aside: the first set's events are created enabled.  They
- * are newer than every other user's, so perf schedules them after the
- * others' flexible events (and after every pinned one): they take only
- * counters nobody else wants.  If each counts, the CPU is back: it keeps
- * them, and creates the other held events, disabled.  Else they are
- * released at once: the other user lost nothing but a reschedule, and
- * perf's multiplexing timer, started by the one that found no counter,
+ * A look, stepped aside: the events of the CPU's largest set (pc->look_set:
+ * if it fits, every set does) are created enabled, then released.  They are
+ * newer than every other user's, so perf schedules them after the others'
+ * flexible events (and after every pinned one): they take only counters
+ * nobody else wants.  If each counted, the CPU is back: it creates the
+ * events of the sets of every interval, disabled, and the caller enables
+ * the first slice's.  The other user lost nothing but a reschedule, and
+ * perf's multiplexing timer, started by an event that found no counter,
  * expires once with nothing of the module's left to rotate.
  * Return: true if the CPU collects again.
  */
 static bool n3t_look(struct n3t_cpu *pc)
 {
-	struct n3t_cpu_set *s0 = &pc->set[n3t_slot_set(pc, 0, pc->turn, pc->flip)];
+	struct n3t_cpu_set *s0 = &pc->set[pc->look_set];
 	struct n3t_cpu_ev *c;
 	bool ok = true;
 	unsigned int i;
@@ -623,10 +624,11 @@ static bool n3t_look(struct n3t_cpu *pc)
 		n3t_read_ctr(pc, c, &d, &de, &dr);
 		ok = dr == de;
 	}
-	/* the other sets of every interval: off until their slices */
+	n3t_release_all(pc);
+	/* the sets of every interval: off until their slices */
 	for (i = 0; ok && i < pc->nr_ctr; i++) {
 		c = &pc->ctr[i];
-		if (c->held && !c->pe && test_bit(c->ev, pc->dom->usable))
+		if (c->held && test_bit(c->ev, pc->dom->usable))
 			ok = n3t_ctr_get(pc, c, false);
 	}
 	if (!ok)
@@ -683,6 +685,7 @@ static void n3t_aside_work(struct n3t_cpu *pc, unsigned int pct)
 	pc->epoch = jiffies;
 	pc->interval_start = ktime_get_ns();
 	WRITE_ONCE(per_cpu(n3t_state, pc->cpu), N3T_CPU_COLLECTING);
+	n3t_enable_set(pc);
 }
 
 /*
@@ -848,6 +851,11 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 		pc->every = n3t_every_override();
 	pc->nr_slots = n3t_nr_slots(pc, 0);
 	pc->aside_backoff = 1;
+	/* a look tries the set that needs the most counters */
+	for (s = 1; s < nr_sets; s++)
+		if (bitmap_weight(plan->set[s].events, N3T_MAX_EVENTS) >
+		    bitmap_weight(plan->set[pc->look_set].events, N3T_MAX_EVENTS))
+			pc->look_set = s;
 	pc->nr_ev = nr_ev;
 	pc->nr_ctr = nr_ctr;
 	pc->set = (void *)pc + off_set;

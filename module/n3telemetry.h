@@ -199,6 +199,7 @@ struct n3t_cpu_set {
  *	interval with nothing counted; the state is freed, without running
  *	anything on the CPU, by the isolation check or a teardown
  * @aside_wait: intervals until the next look while @aside
+ * @look_set: the set a look tries: the one with the most events
  * @aside_backoff: @aside_wait after the next step aside or look: 1,
  *	doubled up to N3T_ASIDE_WAIT_MAX by each look that finds the
  *	counters taken and each time the CPU is pushed out again straight
@@ -263,6 +264,7 @@ struct n3t_cpu {
 	bool retired;
 	unsigned int aside_wait;
 	unsigned int aside_backoff;
+	unsigned int look_set;
 	struct n3t_cpu_set *set;
 	struct n3t_cpu_member *ev;
 	struct n3t_cpu_ev *ctr;
