@@ -22,9 +22,9 @@
  * perf user wants the counters (a pinned one always wins; a CPU-wide
  * flexible one makes perf rotate).  That CPU alone then releases every
  * counter and publishes intervals with nothing counted (nan), and every
- * few intervals looks whether its first set fits again: it creates that
+ * few intervals looks whether its sets fit again: it creates its largest
  * set's events, newer than the other user's and so scheduled after them,
- * and keeps them if every one counts, else releases them at once.  The
+ * and releases them at once; if every one counted, it collects again.  The
  * other CPUs carry on.
  * Reads and set switches run in work bound to the events' CPU, where
  * perf_event_read_value(), perf_event_enable() and perf_event_disable() act
