@@ -87,7 +87,7 @@ static bool n3t_manual_mode(void)
 }
 #endif
 /* stepped aside, a CPU looks after 1, 2 or 4 intervals (struct n3t_cpu.aside_backoff) */
-#define N3T_ASIDE_WAIT_MAX	4
+#define N3T_ASIDE_WAIT_MAX	4U
 /* n3t_end_slice(): no set counts next, every counter goes off */
 #define N3T_NO_SET		UINT_MAX
 /* the first CPU that could not be set up since the last start is logged */
