@@ -116,15 +116,15 @@ task task-flexible-4-all-counted u task-flexible-4 -a 1 -s 2 $EV4
 task task-flexible-6-all-counted u task-flexible-6 -a 1 -s 2 $EV6
 n3t_unload
 
-# the control: no counter left free, perf record's event gets less
+# the control: no counter left free, perf record's event (a task's, which
+# the module cannot see: a CPU's would make it step aside) gets less
 check load-spare-0 n3t_load force=1 pmu_type="$TP" interval_ms=$IVL spare=0
 sleep 0.5
 if [ -n "$task_events" ]; then
 	u task-cycles-spare-0 -a 1 -s 2 0x11
 	check spare-0-below-99 fails min_share task-cycles-spare-0 99
 else
-	u cpu-cycles-spare-0 -c 1 -s 2 0x11
-	check spare-0-below-99 fails min_share cpu-cycles-spare-0 99
+	ktap_test_skip "spare-0-below-99 (the test PMU takes no per-task events on $(uname -r))"
 fi
 n3t_unload
 
