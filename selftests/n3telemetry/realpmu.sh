@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # QEMU's own PMU (-cpu max, run with -icount so instructions count): cycles
 # and instructions are real emulated counts; events QEMU does not implement
-# (per PMCEID) leave their metrics undefined instead of posing as 0.
+# (per PMCEID) leave their metrics undefined instead of posing as 0 (every
+# set every interval, so that ipc is fresh within the 2 s).
 . ./lib.sh
 need_testpmu
-check load n3t_load force=1 interval_ms=100
+check load n3t_load force=1 interval_ms=100 schedule=all
 i=0
 while [ $i -lt 100000 ]; do i=$((i + 1)); done &
 sleep 2
