@@ -226,31 +226,36 @@ static struct n3t_view *n3t_dir_view(struct kobject *kobj)
 	return v;
 }
 
+/*
+ * The data files (the group files and events of cpuN/ and system/) are
+ * binary attributes, because a show() is not handed the file: their read()
+ * is, so that whether the data are given is decided by the file's opener
+ * (n3t_data_allowed()), not by whoever reads the descriptor.  Each read()
+ * prints the whole text into a page, as a show() would, and copies what
+ * was asked for from its offset: a read of a page or more (cat, n3tel)
+ * gets the whole text at once; a read at a later offset prints the text
+ * anew, from the values of the moment.
+ */
+#ifdef N3T_HAVE_CONST_BIN_READ	/* 6.16+, see Kbuild */
+#define N3T_BIN_CONST	const
+#else
+#define N3T_BIN_CONST
+#endif
+
 /**
  * struct n3t_group_attr - a metric group file
  * @attr: the attribute; its name is the group's file name
  *
  * One per group name any table has (n3t_group_attrs), allocated at init and
- * freed at exit after the directories are gone.  A directory shows the
- * files of its CPU's core (n3t_is_visible()).
+ * freed at exit after the directories are gone.  A directory has the files
+ * of its CPU's core (n3t_dir_add()).
  */
 struct n3t_group_attr {
-	struct kobj_attribute attr;
+	struct bin_attribute attr;
 };
 
 static struct n3t_group_attr *n3t_group_attrs;
 static unsigned int n3t_nr_group_attrs;
-static struct attribute **n3t_dir_attrs;
-
-static bool n3t_is_group_attr(const struct attribute *attr)
-{
-	unsigned int i;
-
-	for (i = 0; i < n3t_nr_group_attrs; i++)
-		if (attr == &n3t_group_attrs[i].attr.attr)
-			return true;
-	return false;
-}
 
 /* The group of @dom's model named like @attr, or -ENOENT. */
 static int n3t_attr_group(const struct n3t_core_type *dom, const struct attribute *attr)
@@ -263,7 +268,8 @@ static int n3t_attr_group(const struct n3t_core_type *dom, const struct attribut
 static_assert(N3T_TEXT_MAX_GROUP_FILE <= PAGE_SIZE,
 	      "cpuN/<group>: the largest group's text does not fit in a page");
 
-static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+/* A group file's text into @buf (a page); its length, or a negative errno. */
+static int n3t_group_text(struct kobject *kobj, const struct attribute *attr, char *buf)
 {
 	const struct n3t_group_desc *grp;
 	char val[N3T_VALUE_BUF];
@@ -273,12 +279,10 @@ static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr,
 	int len = 0, g;
 	bool ok;
 
-	if (!n3t_data_allowed())
-		return -EACCES;
 	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
-	g = n3t_attr_group(v->dom, &attr->attr);
+	g = n3t_attr_group(v->dom, attr);
 	if (g < 0) {
 		kvfree(v);
 		return -ENODEV;
@@ -298,14 +302,13 @@ static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 static_assert(N3T_TEXT_MAX_EVENTS <= PAGE_SIZE, "cpuN/events does not fit in a page");
 
-static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+/* The events file's text into @buf (a page); its length, or a negative errno. */
+static int n3t_events_text(struct kobject *kobj, char *buf)
 {
 	struct n3t_view *v;
 	unsigned int e;
 	int len = 0;
 
-	if (!n3t_data_allowed())
-		return -EACCES;
 	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
@@ -313,6 +316,41 @@ static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 		len += sysfs_emit_at(buf, len, "%s %llu %llu\n", v->dom->model->events[e].name,
 				     v->res.ev_count[e], v->res.ev_ns[e]);
 	kvfree(v);
+	return len;
+}
+
+static ssize_t n3t_data_read(struct file *file, struct kobject *kobj,
+			     N3T_BIN_CONST struct bin_attribute *attr, char *buf, loff_t off,
+			     size_t count);
+
+static struct bin_attribute events_attr = {
+	.attr = { .name = "events", .mode = 0444 },
+	.read = n3t_data_read,
+};
+
+/*
+ * read() of a data file: @count is at most a page (kernfs), the text too
+ * (the static_asserts above).
+ */
+static ssize_t n3t_data_read(struct file *file, struct kobject *kobj,
+			     N3T_BIN_CONST struct bin_attribute *attr, char *buf, loff_t off,
+			     size_t count)
+{
+	char *text;
+	int len;
+
+	if (!n3t_data_allowed(file))
+		return -EACCES;
+	text = (char *)__get_free_page(GFP_KERNEL);	/* sysfs_emit_at() wants a page */
+	if (!text)
+		return -ENOMEM;
+	if (attr == &events_attr)
+		len = n3t_events_text(kobj, text);
+	else
+		len = n3t_group_text(kobj, &attr->attr, text);
+	if (len >= 0)
+		len = memory_read_from_buffer(buf, count, &off, text, len);
+	free_page((unsigned long)text);
 	return len;
 }
 
@@ -447,8 +485,6 @@ static ssize_t schedule_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ? ret : count;
 }
 
-/* data (events, group files): 0444, show() checks n3t_data_allowed() */
-static struct kobj_attribute events_attr = __ATTR(events, 0444, events_show, NULL);
 static struct kobj_attribute ages_attr = __ATTR(ages, 0444, ages_show, NULL);
 static struct kobj_attribute status_attr = __ATTR(status, 0444, status_show, NULL);
 static struct kobj_attribute cpu_model_dir_attr = __ATTR(cpu_model, 0444, cpu_model_dir_show,
@@ -460,20 +496,17 @@ static umode_t n3t_is_visible(struct kobject *kobj, struct attribute *attr, int 
 	return n3t_root_only ? attr->mode & 0600 : attr->mode;
 }
 
-/* A directory has the group files of its CPU's core (system/: the first). */
-static umode_t n3t_dir_is_visible(struct kobject *kobj, struct attribute *attr, int n)
-{
-	int cpu = n3t_dir_cpu(kobj);
-	const struct n3t_core_type *dom = cpu == N3T_SYSTEM ? &n3t_cfg.type[0] :
-				       n3t_cpu_core_type(cpu);
+/* status, ages, cpu_model; the data files are added by n3t_dir_add() */
+static struct attribute *n3t_dir_attrs[] = {
+	&status_attr.attr,
+	&ages_attr.attr,
+	&cpu_model_dir_attr.attr,
+	NULL,
+};
 
-	if (n3t_is_group_attr(attr) && n3t_attr_group(dom, attr) < 0)
-		return 0;
-	return n3t_is_visible(kobj, attr, n);
-}
-
-static struct attribute_group n3t_dir_group = {
-	.is_visible = n3t_dir_is_visible,
+static const struct attribute_group n3t_dir_group = {
+	.attrs = n3t_dir_attrs,
+	.is_visible = n3t_is_visible,
 };
 
 static const struct attribute_group *n3t_dir_groups[] = {
@@ -492,6 +525,31 @@ static const struct kobj_type n3t_dir_ktype = {
 	.default_groups = n3t_dir_groups,
 };
 
+static void n3t_dir_del(struct n3t_dir *d)
+{
+	/* files go now, whenever the last reference goes */
+	kobject_del(&d->kobj);
+	kobject_put(&d->kobj);
+}
+
+/*
+ * A directory's data files: events and the group files of its CPU's core
+ * (system/: the first core type's).  They go with the directory.
+ */
+static int n3t_dir_add_data(struct n3t_dir *d)
+{
+	const struct n3t_core_type *dom = d->cpu == N3T_SYSTEM ? &n3t_cfg.type[0] :
+					  n3t_cpu_core_type(d->cpu);
+	unsigned int i;
+	int ret;
+
+	ret = sysfs_create_bin_file(&d->kobj, &events_attr);
+	for (i = 0; i < n3t_nr_group_attrs && !ret; i++)
+		if (n3t_attr_group(dom, &n3t_group_attrs[i].attr.attr) >= 0)
+			ret = sysfs_create_bin_file(&d->kobj, &n3t_group_attrs[i].attr);
+	return ret;
+}
+
 static struct n3t_dir *n3t_dir_add(int cpu)
 {
 	struct n3t_dir *d = kzalloc(sizeof(*d), GFP_KERNEL);
@@ -506,6 +564,10 @@ static struct n3t_dir *n3t_dir_add(int cpu)
 		ret = kobject_init_and_add(&d->kobj, &n3t_dir_ktype, n3t_kobj, "cpu%d", cpu);
 	if (ret) {
 		kobject_put(&d->kobj);
+		return NULL;
+	}
+	if (n3t_dir_add_data(d)) {
+		n3t_dir_del(d);
 		return NULL;
 	}
 	return d;
@@ -525,13 +587,6 @@ static int n3t_sysfs_online(unsigned int cpu)
 		pr_warn_ratelimited("cpu%u: could not create its directory; the CPU is online regardless\n",
 				    cpu);
 	return 0;
-}
-
-static void n3t_dir_del(struct n3t_dir *d)
-{
-	/* files go now, whenever the last reference goes */
-	kobject_del(&d->kobj);
-	kobject_put(&d->kobj);
 }
 
 static int n3t_sysfs_offline(unsigned int cpu)
@@ -966,55 +1021,44 @@ err:
 }
 
 /*
- * One file attribute per group name of any table, then the other files of
- * a cpuN or system directory.  Freed by n3t_group_attrs_free() once no
- * directory is left.
+ * One data file attribute per group name of any table, and the events
+ * file's mode.  Freed by n3t_group_attrs_free() once no directory is left.
  */
 static int n3t_group_attrs_init(void)
 {
+	umode_t mode = n3t_root_only ? 0400 : 0444;
 	unsigned int i, g, k, max = 0, n = 0;
 
 	for (i = 0; i < n3t_nr_models; i++)
 		max += n3t_models[i]->nr_groups;
 	n3t_group_attrs = kcalloc(max, sizeof(*n3t_group_attrs), GFP_KERNEL);
-	n3t_dir_attrs = kcalloc(max + 5, sizeof(*n3t_dir_attrs), GFP_KERNEL);
-	if (!n3t_group_attrs || !n3t_dir_attrs) {
-		kfree(n3t_group_attrs);
-		kfree(n3t_dir_attrs);
+	if (!n3t_group_attrs)
 		return -ENOMEM;
-	}
 	for (i = 0; i < n3t_nr_models; i++) {
 		for (g = 0; g < n3t_models[i]->nr_groups; g++) {
 			const char *name = n3t_models[i]->groups[g].name;
-			struct kobj_attribute *ka;
+			struct bin_attribute *ba;
 
 			for (k = 0; k < n; k++)
 				if (!strcmp(n3t_group_attrs[k].attr.attr.name, name))
 					break;
 			if (k < n)
 				continue;
-			ka = &n3t_group_attrs[n].attr;
-			sysfs_attr_init(&ka->attr);
-			ka->attr.name = name;
-			ka->attr.mode = 0444;
-			ka->show = n3t_group_show;
-			n3t_dir_attrs[n++] = &ka->attr;
+			ba = &n3t_group_attrs[n++].attr;
+			sysfs_bin_attr_init(ba);
+			ba->attr.name = name;
+			ba->attr.mode = mode;
+			ba->read = n3t_data_read;
 		}
 	}
 	n3t_nr_group_attrs = n;
-	n3t_dir_attrs[n++] = &events_attr.attr;
-	n3t_dir_attrs[n++] = &status_attr.attr;
-	n3t_dir_attrs[n++] = &ages_attr.attr;
-	n3t_dir_attrs[n++] = &cpu_model_dir_attr.attr;
-	n3t_dir_group.attrs = n3t_dir_attrs;
+	events_attr.attr.mode = mode;
 	return 0;
 }
 
 static void n3t_group_attrs_free(void)
 {
-	kfree(n3t_dir_attrs);
 	kfree(n3t_group_attrs);
-	n3t_dir_attrs = NULL;
 	n3t_group_attrs = NULL;
 	n3t_nr_group_attrs = 0;
 }

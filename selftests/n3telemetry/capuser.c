@@ -12,16 +12,28 @@
  * that they survive the exec); every other capability is dropped from the
  * bounding set, so that UID 0 gets no more than CAPS either.
  * Exit status: the command's, or 125 when it could not be set up.
+ *
+ *   capuser --opened-by UID CAPS FILE
+ *
+ * A descriptor passed on: a child process becomes UID with CAPS, as above,
+ * opens FILE and passes the descriptor to capuser (SCM_RIGHTS), which reads
+ * it to its end with its own credentials and copies it to standard output.
+ * Exit status 0 when the whole file was read, 1 when a read failed (its
+ * error on standard error: "capuser: reading FILE: Permission denied"),
+ * 125 when it could not be set up.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef PR_CAP_AMBIENT
@@ -35,7 +47,8 @@ static void fail(const char *what)
 	exit(125);
 }
 
-int main(int argc, char **argv)
+/* Become @uid with exactly the capabilities @spec says ("none" or "N,N..."). */
+static void become(const char *uid_arg, char *spec)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2];
@@ -44,21 +57,17 @@ int main(int argc, char **argv)
 	long uid;
 	int c;
 
-	if (argc < 4) {
-		fprintf(stderr, "usage: capuser UID none|CAP[,CAP]... COMMAND [ARG]...\n");
-		return 125;
-	}
-	uid = strtol(argv[1], &end, 10);
+	uid = strtol(uid_arg, &end, 10);
 	if (*end || uid < 0) {
-		fprintf(stderr, "capuser: bad UID \"%s\"\n", argv[1]);
-		return 125;
+		fprintf(stderr, "capuser: bad UID \"%s\"\n", uid_arg);
+		exit(125);
 	}
-	if (strcmp(argv[2], "none")) {
-		for (tok = strtok_r(argv[2], ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	if (strcmp(spec, "none")) {
+		for (tok = strtok_r(spec, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			c = strtol(tok, &end, 10);
 			if (*end || c < 0 || c > 63) {
 				fprintf(stderr, "capuser: bad capability \"%s\"\n", tok);
-				return 125;
+				exit(125);
 			}
 			caps |= 1ULL << c;
 		}
@@ -84,6 +93,70 @@ int main(int argc, char **argv)
 	for (c = 0; c <= 63; c++)
 		if ((caps & (1ULL << c)) && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0))
 			fail("PR_CAP_AMBIENT_RAISE");
+}
+
+/* --opened-by: the child opens @path as @uid/@spec, this process reads it. */
+static int opened_by(const char *uid_arg, char *spec, const char *path)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], byte = 0, buf[4096];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int sv[2], fd, status;
+	ssize_t r;
+	pid_t pid;
+
+	memset(cbuf, 0, sizeof(cbuf));
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		fail("socketpair");
+	pid = fork();
+	if (pid < 0)
+		fail("fork");
+	if (!pid) {
+		close(sv[0]);
+		become(uid_arg, spec);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			fail(path);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+		if (sendmsg(sv[1], &msg, 0) != 1)
+			fail("sendmsg");
+		exit(0);
+	}
+	close(sv[1]);
+	if (recvmsg(sv[0], &msg, 0) != 1 || !(cm = CMSG_FIRSTHDR(&msg)) ||
+	    cm->cmsg_type != SCM_RIGHTS) {
+		waitpid(pid, &status, 0);
+		fprintf(stderr, "capuser: no descriptor from the opener\n");
+		return 125;
+	}
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	waitpid(pid, &status, 0);
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		if (fwrite(buf, 1, r, stdout) != (size_t)r)
+			fail("writing");
+	if (r < 0) {
+		fprintf(stderr, "capuser: reading %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "--opened-by"))
+		return opened_by(argv[2], argv[3], argv[4]);
+	if (argc < 4) {
+		fprintf(stderr, "usage: capuser UID none|CAP[,CAP]... COMMAND [ARG]...\n"
+			"       capuser --opened-by UID none|CAP[,CAP]... FILE\n");
+		return 125;
+	}
+	become(argv[1], argv[2]);
 	execvp(argv[3], argv + 3);
 	fail(argv[3]);
 	return 125;
