@@ -18,6 +18,7 @@
 #include <linux/error-injection.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
+#include <linux/math64.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -61,7 +62,11 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
 /**
  * struct n3t_view - a consistent copy of one directory's latest interval
  * @res: the result (for system/: sums over the CPUs that collect; the
- *	cumulative counts sum over every possible CPU of the first core type)
+ *	cumulative counts sum over every possible CPU of the first core type,
+ *	their low 64 bits here, and @res.seq is the highest n3t_cpu_seq() of
+ *	those CPUs)
+ * @ev_count_hi: system/: the high 64 bits of each cumulative count's sum
+ * @ev_ns_hi: system/: likewise, of each counting time's sum
  * @dom: the core type whose plan the view follows (NULL: the CPU has none)
  * @ok: whether any data was published
  * @state: cpuN/: whether the CPU collects
@@ -78,6 +83,8 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
  */
 struct n3t_view {
 	struct n3t_result res;
+	u64 ev_count_hi[N3T_MAX_EVENTS];
+	u64 ev_ns_hi[N3T_MAX_EVENTS];
 	const struct n3t_core_type *dom;
 	bool ok;
 	enum n3t_cpu_state state;
@@ -138,8 +145,10 @@ static struct n3t_view *n3t_view_get(int cpu)
 	/*
 	 * system: sum each set's latest deltas of the first core type's CPUs
 	 * that collect, and the cumulative counts of all of its CPUs, offline
-	 * or paused ones included: the totals never go down.  A set whose sum
-	 * of an event passes 2^64 has no values (nan), never a wrapped one.
+	 * or paused ones included, in 128 bits: the totals never go down nor
+	 * wrap.  A set whose sum of an event passes 2^64 has no values (nan),
+	 * never a wrapped one.  The sequence number is the highest any of
+	 * these CPUs published, offline ones included: it never goes down.
 	 */
 	one = n3t_view_alloc(nr, nr_ev);
 	counts = kcalloc(N3T_MAX_EVENTS, sizeof(*counts), GFP_KERNEL);
@@ -156,16 +165,20 @@ static struct n3t_view *n3t_view_get(int cpu)
 			continue;
 		live = n3t_read_cpu(c, plan, &one->res, one->sets, one->delta) &&
 		       one->res.seq;
+		v->res.seq = max(v->res.seq, n3t_cpu_seq(c));
 		v->res.lost += one->res.lost;
 		for (e = 0; e < N3T_MAX_EVENTS; e++) {
-			v->res.ev_count[e] += one->res.ev_count[e];
-			v->res.ev_ns[e] += one->res.ev_ns[e];
+			if (check_add_overflow(v->res.ev_count[e], one->res.ev_count[e],
+					       &v->res.ev_count[e]))
+				v->ev_count_hi[e]++;
+			if (check_add_overflow(v->res.ev_ns[e], one->res.ev_ns[e],
+					       &v->res.ev_ns[e]))
+				v->ev_ns_hi[e]++;
 		}
 		if (!live)
 			continue;
 		v->ok = true;
 		v->nr_cpus++;
-		v->res.seq = max(v->res.seq, one->res.seq);
 		v->res.end_ns = max(v->res.end_ns, one->res.end_ns);
 		v->res.interval_ns = max(v->res.interval_ns, one->res.interval_ns);
 		v->res.nr_sets = max(v->res.nr_sets, one->res.nr_sets);
@@ -301,10 +314,44 @@ static int n3t_group_text(struct kobject *kobj, const struct attribute *attr, ch
 }
 
 static_assert(N3T_TEXT_MAX_EVENTS <= PAGE_SIZE, "cpuN/events does not fit in a page");
+/*
+ * system/events: sums over up to N3T_TEXT_SUM_CPUS CPUs (22 digits) fit in
+ * a page; with more CPUs, a text that would not is refused (EOVERFLOW).
+ */
+static_assert(N3T_TEXT_MAX_SYSTEM_EVENTS <= PAGE_SIZE, "system/events does not fit in a page");
+
+#define N3T_U128_DIGITS	40	/* 2^128 - 1 has 39, and the NUL */
+
+/* The decimal of @hi * 2^64 + @lo, exactly, into @buf (N3T_U128_DIGITS). */
+static void n3t_u128_decimal(char *buf, u64 hi, u64 lo)
+{
+	u32 limb[4] = { upper_32_bits(hi), lower_32_bits(hi),
+			upper_32_bits(lo), lower_32_bits(lo) };
+	u32 part[5];	/* base 10^9, least significant first: 45 digits */
+	unsigned int n = 0, i;
+	bool more;
+	int len;
+
+	/* long division by 10^9, 32 bits at a time: each step fits in a u64 */
+	do {
+		u32 rem = 0;
+
+		more = false;
+		for (i = 0; i < ARRAY_SIZE(limb); i++) {
+			limb[i] = div_u64_rem(((u64)rem << 32) | limb[i], 1000000000, &rem);
+			more |= limb[i] != 0;
+		}
+		part[n++] = rem;
+	} while (more);
+	len = scnprintf(buf, N3T_U128_DIGITS, "%u", part[--n]);
+	while (n)
+		len += scnprintf(buf + len, N3T_U128_DIGITS - len, "%09u", part[--n]);
+}
 
 /* The events file's text into @buf (a page); its length, or a negative errno. */
 static int n3t_events_text(struct kobject *kobj, char *buf)
 {
+	char count[N3T_U128_DIGITS], ns[N3T_U128_DIGITS];
 	struct n3t_view *v;
 	unsigned int e;
 	int len = 0;
@@ -312,9 +359,18 @@ static int n3t_events_text(struct kobject *kobj, char *buf)
 	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
-	for_each_set_bit(e, v->events, N3T_MAX_EVENTS)
-		len += sysfs_emit_at(buf, len, "%s %llu %llu\n", v->dom->model->events[e].name,
-				     v->res.ev_count[e], v->res.ev_ns[e]);
+	for_each_set_bit(e, v->events, N3T_MAX_EVENTS) {
+		const char *name = v->dom->model->events[e].name;
+
+		n3t_u128_decimal(count, v->ev_count_hi[e], v->res.ev_count[e]);
+		n3t_u128_decimal(ns, v->ev_ns_hi[e], v->res.ev_ns[e]);
+		/* only sums of more than N3T_TEXT_SUM_CPUS CPUs can fill the page */
+		if (len + strlen(name) + strlen(count) + strlen(ns) + 3 >= PAGE_SIZE) {
+			len = -EOVERFLOW;
+			break;
+		}
+		len += sysfs_emit_at(buf, len, "%s %s %s\n", name, count, ns);
+	}
 	kvfree(v);
 	return len;
 }

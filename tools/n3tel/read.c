@@ -247,7 +247,11 @@ static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool 
 			snprintf(v->state, sizeof(v->state), "%s", word);
 	}
 	free(s);
-	v->have = v->seq > 0;
+	/*
+	 * system/'s seq never goes down, so it stays when no CPU collects
+	 * (paused): there is no interval then, and its end_ns is 0
+	 */
+	v->have = v->seq > 0 && v->end_ns > 0;
 	if (!full || !md)
 		return true;
 
