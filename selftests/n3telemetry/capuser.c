@@ -129,8 +129,8 @@ static int opened_by(const char *uid_arg, char *spec, const char *path)
 		exit(0);
 	}
 	close(sv[1]);
-	if (recvmsg(sv[0], &msg, 0) != 1 || !(cm = CMSG_FIRSTHDR(&msg)) ||
-	    cm->cmsg_type != SCM_RIGHTS) {
+	cm = recvmsg(sv[0], &msg, 0) == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!cm || cm->cmsg_type != SCM_RIGHTS) {
 		waitpid(pid, &status, 0);
 		fprintf(stderr, "capuser: no descriptor from the opener\n");
 		return 125;
