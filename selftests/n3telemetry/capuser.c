@@ -16,7 +16,7 @@
  *   capuser --opened-by UID CAPS FILE
  *
  * A descriptor passed on: a child process becomes UID with CAPS, as above,
- * opens FILE and passes the descriptor to capuser (SCM_RIGHTS), which reads
+ * opens FILE and capuser takes the descriptor (pidfd_getfd()) and reads
  * it to its end with its own credentials and copies it to standard output.
  * Exit status 0 when the whole file was read, 1 when a read failed (its
  * error on standard error: "capuser: reading FILE: Permission denied"),
@@ -31,10 +31,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef SYS_pidfd_open		/* the same number on every architecture */
+#define SYS_pidfd_open		434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd		438
+#endif
 
 #ifndef PR_CAP_AMBIENT
 #define PR_CAP_AMBIENT		47
@@ -95,48 +101,53 @@ static void become(const char *uid_arg, char *spec)
 			fail("PR_CAP_AMBIENT_RAISE");
 }
 
-/* --opened-by: the child opens @path as @uid/@spec, this process reads it. */
+/*
+ * --opened-by: the child opens @path as @uid/@spec, this process takes the
+ * descriptor (pidfd_getfd(), which needs no socket family in the kernel)
+ * and reads it.
+ */
 static int opened_by(const char *uid_arg, char *spec, const char *path)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))], byte = 0, buf[4096];
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int sv[2], fd, status;
+	int ready[2], done[2], fd, pidfd, status;
+	char buf[4096];
 	ssize_t r;
 	pid_t pid;
 
-	memset(cbuf, 0, sizeof(cbuf));
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		fail("socketpair");
+	if (pipe(ready) || pipe(done))
+		fail("pipe");
 	pid = fork();
 	if (pid < 0)
 		fail("fork");
 	if (!pid) {
-		close(sv[0]);
+		close(ready[0]);
+		close(done[1]);
 		become(uid_arg, spec);
 		fd = open(path, O_RDONLY);
 		if (fd < 0)
 			fail(path);
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-		if (sendmsg(sv[1], &msg, 0) != 1)
-			fail("sendmsg");
+		/* its number to the parent, then wait until it has taken it */
+		if (write(ready[1], &fd, sizeof(fd)) != sizeof(fd))
+			fail("write");
+		r = read(done[0], buf, 1);
 		exit(0);
 	}
-	close(sv[1]);
-	cm = recvmsg(sv[0], &msg, 0) == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (!cm || cm->cmsg_type != SCM_RIGHTS) {
-		waitpid(pid, &status, 0);
-		fprintf(stderr, "capuser: no descriptor from the opener\n");
+	close(ready[1]);
+	close(done[0]);
+	r = read(ready[0], &fd, sizeof(fd));
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (r == sizeof(fd) && pidfd >= 0)
+		fd = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	else
+		fd = -1;
+	if (fd < 0 && r == sizeof(int))
+		fprintf(stderr, "capuser: taking the descriptor: %s\n", strerror(errno));
+	close(done[1]);
+	waitpid(pid, &status, 0);
+	if (fd < 0) {
+		if (r != sizeof(int))
+			fprintf(stderr, "capuser: no descriptor from the opener\n");
 		return 125;
 	}
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	waitpid(pid, &status, 0);
 	while ((r = read(fd, buf, sizeof(buf))) > 0)
 		if (fwrite(buf, 1, r, stdout) != (size_t)r)
 			fail("writing");
