@@ -130,3 +130,35 @@ void warn_once(const char *fmt, ...)
 	snprintf(last, sizeof(last), "%s", msg);
 	fprintf(stderr, "%s: warning: %s\n", prog, msg);
 }
+
+/* A decimal of digits only, at most 2^128 - 1: true and *v, else false. */
+bool parse_u128(const char *s, u128 *v)
+{
+	u128 x = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || x > ((u128)-1 - (*s - '0')) / 10)
+			return false;
+		x = x * 10 + (*s - '0');
+	}
+	*v = x;
+	return true;
+}
+
+/* @v in decimal into @buf (U128_BUF bytes); returns @buf. */
+char *fmt_u128(char *buf, u128 v)
+{
+	char tmp[U128_BUF];
+	int n = 0, i = 0;
+
+	do {
+		tmp[n++] = '0' + (int)(v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		buf[i++] = tmp[--n];
+	buf[i] = 0;
+	return buf;
+}

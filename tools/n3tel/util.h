@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * n3tel's shared helpers, in one place: errors (die, warn_once),
- * reading a whole file (slurp) and walking its lines (next_line).
+ * reading a whole file (slurp) and walking its lines (next_line), the
+ * 128-bit decimals of system/events (parse_u128, fmt_u128).
  *
  * Owns: nothing of the module's data.  Calls: only the C library.  Every
  * other file of n3tel may call it; it calls none of them.
@@ -29,5 +30,11 @@ void __attribute__((format(printf, 1, 2))) warn_once(const char *fmt, ...);
 char *slurp(const char *path, size_t *len);
 bool refused(int err);
 char *next_line(char **p);
+
+/* system/events sums are 128-bit: up to 39 digits */
+typedef unsigned __int128 u128;
+#define U128_BUF	40
+bool parse_u128(const char *s, u128 *v);
+char *fmt_u128(char *buf, u128 v);
 
 #endif
