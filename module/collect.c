@@ -8,7 +8,7 @@
  * (yield_pct); stepping aside, per CPU, for other perf users; the CPU
  * hotplug callbacks; publication of each set's latest interval, and the
  * narrow read API over it (n3t_read_cpu(), n3t_group_age(), n3t_cpu_state(),
- * n3t_read_cost()).
+ * n3t_cpu_seq(), n3t_read_cost()).
  *
  * perf_event_create_kernel_counter() cannot create groups, so the module
  * itself guarantees co-scheduling: on each CPU exactly one set is enabled
@@ -1102,6 +1102,41 @@ bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_resu
 		}
 	} while (read_seqretry(&b->lock, bseq));
 	return ok;
+}
+
+/**
+ * n3t_cpu_seq() - the last interval sequence number a CPU published
+ * @cpu: any possible CPU, online or not
+ *
+ * Its collection state's latest, or, before that state has published or
+ * when the CPU has none (offline, paused, not collecting), the last its
+ * earlier states published (struct n3t_base): so it never decreases while
+ * the module is loaded, across pauses, restarts and CPU hotplug.  Lockless,
+ * as n3t_read_cpu().
+ * Return: the sequence number, 0 if the CPU has published no interval.
+ */
+u64 n3t_cpu_seq(unsigned int cpu)
+{
+	struct n3t_base *b = per_cpu_ptr(n3t_base, cpu);
+	unsigned int seq, bseq;
+	struct n3t_cpu *pc;
+	u64 last, pub;
+
+	do {
+		bseq = read_seqbegin(&b->lock);
+		last = b->seq;
+		rcu_read_lock();
+		pc = rcu_dereference(per_cpu(n3t_pcpu, cpu));
+		if (pc) {
+			do {
+				seq = read_seqcount_begin(&pc->pub_lock);
+				pub = pc->pub.seq;
+			} while (read_seqcount_retry(&pc->pub_lock, seq));
+			last = max(last, pub);
+		}
+		rcu_read_unlock();
+	} while (read_seqretry(&b->lock, bseq));
+	return last;
 }
 
 /**

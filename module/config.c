@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/user_namespace.h>
 
 #include "config.h"
 
@@ -360,7 +361,8 @@ err:
 }
 
 /**
- * n3t_data_allowed() - whether the calling task may read the data
+ * n3t_data_allowed() - whether the opener of a file may read the data
+ * @file: the open file, whose credentials (f_cred, the opener's) decide
  *
  * The data are what the PMU measured on a CPU: the metric group files and
  * the cumulative counts (events) of cpuN/ and system/, and /dev/n3telemetry.
@@ -368,17 +370,23 @@ err:
  * perf_event_paranoid above 0, the default); so does the module, unless it
  * was loaded with world_readable=1 and without root_only=1 (root_only only
  * ever takes access away).  The configuration and status files are not
- * data.  The sysfs files check this in show(), with the reading task's
- * credentials (sysfs hands show() no file, so not the opener's); their
- * mode stays 0444 so that a task with CAP_PERFMON but not root opens them.
+ * data.  perfmon_capable()'s test, CAP_PERFMON or CAP_SYS_ADMIN in the
+ * initial user namespace, is made on the credentials the file was opened
+ * with, not the reader's: a descriptor an unprivileged task opened reads
+ * nothing even in a privileged task's hands, and one a privileged task
+ * opened keeps reading after it drops its privileges, as with a perf
+ * event's descriptor.  /dev/n3telemetry checks at open, the sysfs files
+ * (which have no open of their own) at each read; their modes stay 0444 so
+ * that a task with CAP_PERFMON but not root opens them.
  *
- * Return: true if the task may read the data.
+ * Return: true if the file's opener may read the data.
  */
-bool n3t_data_allowed(void)
+bool n3t_data_allowed(const struct file *file)
 {
 	if (n3t_world_readable && !n3t_root_only)
 		return true;
-	return perfmon_capable();
+	return file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
+	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
 }
 
 #ifdef N3T_TEST_HOOKS

@@ -14,6 +14,8 @@
 
 #include "engine.h"
 
+struct file;
+
 #define N3T_INTERVAL_MIN	10
 #define N3T_INTERVAL_MAX	60000
 #define N3T_YIELD_DEFAULT	0	/* percent of each interval (yield_pct) */
@@ -120,7 +122,7 @@ int n3t_config_check(void);
 int n3t_config_init(void);
 void n3t_config_exit(void);
 int n3t_parse_selection(const char *buf, size_t count, u32 *groups);
-bool n3t_data_allowed(void);
+bool n3t_data_allowed(const struct file *file);
 
 /* the parameters core-type identification reads (coretype.c) */
 extern int n3t_param_pmu_type;

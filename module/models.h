@@ -22,6 +22,7 @@ extern const struct n3t_model n3t_neoverse_n3;
  */
 #define N3T_TEXT_VALUE_BUF	24	/* N3T_VALUE_BUF */
 #define N3T_TEXT_CORE_TYPES	4	/* N3T_MAX_CORE_TYPES */
+#define N3T_TEXT_SUM_CPUS	542	/* system/events: CPUs whose sums fit */
 /* models/<model>/events (neoverse-v3): every event */
 #define N3T_TEXT_MAX_MODEL_EVENTS	1454
 /* models/<model>/metrics (neoverse-v3): every metric */
@@ -32,8 +33,10 @@ extern const struct n3t_model n3t_neoverse_n3;
 #define N3T_TEXT_MAX_SETS	2515
 /* cpuN/<group>, system/<group> (neoverse-v3): the largest group, every value the widest */
 #define N3T_TEXT_MAX_GROUP_FILE	442
-/* cpuN/events, system/events (neoverse-v3): every event, 20-digit counts */
+/* cpuN/events (neoverse-v3): every event, 20-digit counts */
 #define N3T_TEXT_MAX_EVENTS	3799
+/* system/events (neoverse-v3): every event, the sums of 542 CPUs (22 digits) */
+#define N3T_TEXT_MAX_SYSTEM_EVENTS	4067
 /* cpuN/ages, system/ages (neoverse-v3): every group selected */
 #define N3T_TEXT_MAX_AGES	1697
 /* cpuN/status, system/status (neoverse-v3): a set per metric */
@@ -44,6 +47,6 @@ extern const struct n3t_model n3t_neoverse_n3;
 #define N3T_TEXT_MAX_GROUP_LIST	185
 /* cpu_model (all): the N3T_MAX_CORE_TYPES longest names, all forced */
 #define N3T_TEXT_MAX_CPU_MODEL	89
-#define N3T_TEXT_MAX	3888
+#define N3T_TEXT_MAX	4067
 
 #endif /* N3T_MODELS_H */

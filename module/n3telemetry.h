@@ -315,6 +315,7 @@ bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_resu
 void n3t_group_age(const struct n3t_plan *plan, const struct n3t_pub_set *sets,
 		   unsigned int group, u64 *seq, u64 *end_ns);
 enum n3t_cpu_state n3t_cpu_state(unsigned int cpu);
+u64 n3t_cpu_seq(unsigned int cpu);
 const char *n3t_cpu_state_name(enum n3t_cpu_state state);
 
 /**

@@ -215,7 +215,7 @@ static int n3t_snap_open(struct inode *inode, struct file *file)
 {
 	struct n3t_snap_file *sf;
 
-	if (!n3t_data_allowed())
+	if (!n3t_data_allowed(file))
 		return -EACCES;
 	sf = kzalloc(sizeof(*sf), GFP_KERNEL);
 	if (!sf)

@@ -18,6 +18,7 @@
 #include <linux/error-injection.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
+#include <linux/math64.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -61,7 +62,11 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
 /**
  * struct n3t_view - a consistent copy of one directory's latest interval
  * @res: the result (for system/: sums over the CPUs that collect; the
- *	cumulative counts sum over every possible CPU of the first core type)
+ *	cumulative counts sum over every possible CPU of the first core type,
+ *	their low 64 bits here, and @res.seq is the highest n3t_cpu_seq() of
+ *	those CPUs)
+ * @ev_count_hi: system/: the high 64 bits of each cumulative count's sum
+ * @ev_ns_hi: system/: likewise, of each counting time's sum
  * @dom: the core type whose plan the view follows (NULL: the CPU has none)
  * @ok: whether any data was published
  * @state: cpuN/: whether the CPU collects
@@ -78,6 +83,8 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
  */
 struct n3t_view {
 	struct n3t_result res;
+	u64 ev_count_hi[N3T_MAX_EVENTS];
+	u64 ev_ns_hi[N3T_MAX_EVENTS];
 	const struct n3t_core_type *dom;
 	bool ok;
 	enum n3t_cpu_state state;
@@ -138,8 +145,10 @@ static struct n3t_view *n3t_view_get(int cpu)
 	/*
 	 * system: sum each set's latest deltas of the first core type's CPUs
 	 * that collect, and the cumulative counts of all of its CPUs, offline
-	 * or paused ones included: the totals never go down.  A set whose sum
-	 * of an event passes 2^64 has no values (nan), never a wrapped one.
+	 * or paused ones included, in 128 bits: the totals never go down nor
+	 * wrap.  A set whose sum of an event passes 2^64 has no values (nan),
+	 * never a wrapped one.  The sequence number is the highest any of
+	 * these CPUs published, offline ones included: it never goes down.
 	 */
 	one = n3t_view_alloc(nr, nr_ev);
 	counts = kcalloc(N3T_MAX_EVENTS, sizeof(*counts), GFP_KERNEL);
@@ -156,16 +165,20 @@ static struct n3t_view *n3t_view_get(int cpu)
 			continue;
 		live = n3t_read_cpu(c, plan, &one->res, one->sets, one->delta) &&
 		       one->res.seq;
+		v->res.seq = max(v->res.seq, n3t_cpu_seq(c));
 		v->res.lost += one->res.lost;
 		for (e = 0; e < N3T_MAX_EVENTS; e++) {
-			v->res.ev_count[e] += one->res.ev_count[e];
-			v->res.ev_ns[e] += one->res.ev_ns[e];
+			if (check_add_overflow(v->res.ev_count[e], one->res.ev_count[e],
+					       &v->res.ev_count[e]))
+				v->ev_count_hi[e]++;
+			if (check_add_overflow(v->res.ev_ns[e], one->res.ev_ns[e],
+					       &v->res.ev_ns[e]))
+				v->ev_ns_hi[e]++;
 		}
 		if (!live)
 			continue;
 		v->ok = true;
 		v->nr_cpus++;
-		v->res.seq = max(v->res.seq, one->res.seq);
 		v->res.end_ns = max(v->res.end_ns, one->res.end_ns);
 		v->res.interval_ns = max(v->res.interval_ns, one->res.interval_ns);
 		v->res.nr_sets = max(v->res.nr_sets, one->res.nr_sets);
@@ -226,31 +239,36 @@ static struct n3t_view *n3t_dir_view(struct kobject *kobj)
 	return v;
 }
 
+/*
+ * The data files (the group files and events of cpuN/ and system/) are
+ * binary attributes, because a show() is not handed the file: their read()
+ * is, so that whether the data are given is decided by the file's opener
+ * (n3t_data_allowed()), not by whoever reads the descriptor.  Each read()
+ * prints the whole text into a page, as a show() would, and copies what
+ * was asked for from its offset: a read of a page or more (cat, n3tel)
+ * gets the whole text at once; a read at a later offset prints the text
+ * anew, from the values of the moment.
+ */
+#ifdef N3T_HAVE_CONST_BIN_READ	/* 6.16+, see Kbuild */
+#define N3T_BIN_CONST	const
+#else
+#define N3T_BIN_CONST
+#endif
+
 /**
  * struct n3t_group_attr - a metric group file
  * @attr: the attribute; its name is the group's file name
  *
  * One per group name any table has (n3t_group_attrs), allocated at init and
- * freed at exit after the directories are gone.  A directory shows the
- * files of its CPU's core (n3t_is_visible()).
+ * freed at exit after the directories are gone.  A directory has the files
+ * of its CPU's core (n3t_dir_add()).
  */
 struct n3t_group_attr {
-	struct kobj_attribute attr;
+	struct bin_attribute attr;
 };
 
 static struct n3t_group_attr *n3t_group_attrs;
 static unsigned int n3t_nr_group_attrs;
-static struct attribute **n3t_dir_attrs;
-
-static bool n3t_is_group_attr(const struct attribute *attr)
-{
-	unsigned int i;
-
-	for (i = 0; i < n3t_nr_group_attrs; i++)
-		if (attr == &n3t_group_attrs[i].attr.attr)
-			return true;
-	return false;
-}
 
 /* The group of @dom's model named like @attr, or -ENOENT. */
 static int n3t_attr_group(const struct n3t_core_type *dom, const struct attribute *attr)
@@ -263,7 +281,8 @@ static int n3t_attr_group(const struct n3t_core_type *dom, const struct attribut
 static_assert(N3T_TEXT_MAX_GROUP_FILE <= PAGE_SIZE,
 	      "cpuN/<group>: the largest group's text does not fit in a page");
 
-static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+/* A group file's text into @buf (a page); its length, or a negative errno. */
+static int n3t_group_text(struct kobject *kobj, const struct attribute *attr, char *buf)
 {
 	const struct n3t_group_desc *grp;
 	char val[N3T_VALUE_BUF];
@@ -273,12 +292,10 @@ static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr,
 	int len = 0, g;
 	bool ok;
 
-	if (!n3t_data_allowed())
-		return -EACCES;
 	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
-	g = n3t_attr_group(v->dom, &attr->attr);
+	g = n3t_attr_group(v->dom, attr);
 	if (g < 0) {
 		kvfree(v);
 		return -ENODEV;
@@ -297,22 +314,99 @@ static ssize_t n3t_group_show(struct kobject *kobj, struct kobj_attribute *attr,
 }
 
 static_assert(N3T_TEXT_MAX_EVENTS <= PAGE_SIZE, "cpuN/events does not fit in a page");
+/*
+ * system/events: sums over up to N3T_TEXT_SUM_CPUS CPUs (22 digits) fit in
+ * a page; with more CPUs, a text that would not is refused (EOVERFLOW).
+ */
+static_assert(N3T_TEXT_MAX_SYSTEM_EVENTS <= PAGE_SIZE, "system/events does not fit in a page");
 
-static ssize_t events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+#define N3T_U128_DIGITS	40	/* 2^128 - 1 has 39, and the NUL */
+
+/* The decimal of @hi * 2^64 + @lo, exactly, into @buf (N3T_U128_DIGITS). */
+static void n3t_u128_decimal(char *buf, u64 hi, u64 lo)
 {
+	u32 limb[4] = { upper_32_bits(hi), lower_32_bits(hi),
+			upper_32_bits(lo), lower_32_bits(lo) };
+	u32 part[5];	/* base 10^9, least significant first: 45 digits */
+	unsigned int n = 0, i;
+	bool more;
+	int len;
+
+	/* long division by 10^9, 32 bits at a time: each step fits in a u64 */
+	do {
+		u32 rem = 0;
+
+		more = false;
+		for (i = 0; i < ARRAY_SIZE(limb); i++) {
+			limb[i] = div_u64_rem(((u64)rem << 32) | limb[i], 1000000000, &rem);
+			more |= limb[i] != 0;
+		}
+		part[n++] = rem;
+	} while (more);
+	len = scnprintf(buf, N3T_U128_DIGITS, "%u", part[--n]);
+	while (n)
+		len += scnprintf(buf + len, N3T_U128_DIGITS - len, "%09u", part[--n]);
+}
+
+/* The events file's text into @buf (a page); its length, or a negative errno. */
+static int n3t_events_text(struct kobject *kobj, char *buf)
+{
+	char count[N3T_U128_DIGITS], ns[N3T_U128_DIGITS];
 	struct n3t_view *v;
 	unsigned int e;
 	int len = 0;
 
-	if (!n3t_data_allowed())
-		return -EACCES;
 	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
-	for_each_set_bit(e, v->events, N3T_MAX_EVENTS)
-		len += sysfs_emit_at(buf, len, "%s %llu %llu\n", v->dom->model->events[e].name,
-				     v->res.ev_count[e], v->res.ev_ns[e]);
+	for_each_set_bit(e, v->events, N3T_MAX_EVENTS) {
+		const char *name = v->dom->model->events[e].name;
+
+		n3t_u128_decimal(count, v->ev_count_hi[e], v->res.ev_count[e]);
+		n3t_u128_decimal(ns, v->ev_ns_hi[e], v->res.ev_ns[e]);
+		/* only sums of more than N3T_TEXT_SUM_CPUS CPUs can fill the page */
+		if (len + strlen(name) + strlen(count) + strlen(ns) + 3 >= PAGE_SIZE) {
+			len = -EOVERFLOW;
+			break;
+		}
+		len += sysfs_emit_at(buf, len, "%s %s %s\n", name, count, ns);
+	}
 	kvfree(v);
+	return len;
+}
+
+static ssize_t n3t_data_read(struct file *file, struct kobject *kobj,
+			     N3T_BIN_CONST struct bin_attribute *attr, char *buf, loff_t off,
+			     size_t count);
+
+static struct bin_attribute events_attr = {
+	.attr = { .name = "events", .mode = 0444 },
+	.read = n3t_data_read,
+};
+
+/*
+ * read() of a data file: @count is at most a page (kernfs), the text too
+ * (the static_asserts above).
+ */
+static ssize_t n3t_data_read(struct file *file, struct kobject *kobj,
+			     N3T_BIN_CONST struct bin_attribute *attr, char *buf, loff_t off,
+			     size_t count)
+{
+	char *text;
+	int len;
+
+	if (!n3t_data_allowed(file))
+		return -EACCES;
+	text = (char *)__get_free_page(GFP_KERNEL);	/* sysfs_emit_at() wants a page */
+	if (!text)
+		return -ENOMEM;
+	if (attr == &events_attr)
+		len = n3t_events_text(kobj, text);
+	else
+		len = n3t_group_text(kobj, &attr->attr, text);
+	if (len >= 0)
+		len = memory_read_from_buffer(buf, count, &off, text, len);
+	free_page((unsigned long)text);
 	return len;
 }
 
@@ -448,8 +542,6 @@ static ssize_t schedule_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ? ret : count;
 }
 
-/* data (events, group files): 0444, show() checks n3t_data_allowed() */
-static struct kobj_attribute events_attr = __ATTR(events, 0444, events_show, NULL);
 static struct kobj_attribute ages_attr = __ATTR(ages, 0444, ages_show, NULL);
 static struct kobj_attribute status_attr = __ATTR(status, 0444, status_show, NULL);
 static struct kobj_attribute cpu_model_dir_attr = __ATTR(cpu_model, 0444, cpu_model_dir_show,
@@ -461,20 +553,17 @@ static umode_t n3t_is_visible(struct kobject *kobj, struct attribute *attr, int 
 	return n3t_root_only ? attr->mode & 0600 : attr->mode;
 }
 
-/* A directory has the group files of its CPU's core (system/: the first). */
-static umode_t n3t_dir_is_visible(struct kobject *kobj, struct attribute *attr, int n)
-{
-	int cpu = n3t_dir_cpu(kobj);
-	const struct n3t_core_type *dom = cpu == N3T_SYSTEM ? &n3t_cfg.type[0] :
-				       n3t_cpu_core_type(cpu);
+/* status, ages, cpu_model; the data files are added by n3t_dir_add() */
+static struct attribute *n3t_dir_attrs[] = {
+	&status_attr.attr,
+	&ages_attr.attr,
+	&cpu_model_dir_attr.attr,
+	NULL,
+};
 
-	if (n3t_is_group_attr(attr) && n3t_attr_group(dom, attr) < 0)
-		return 0;
-	return n3t_is_visible(kobj, attr, n);
-}
-
-static struct attribute_group n3t_dir_group = {
-	.is_visible = n3t_dir_is_visible,
+static const struct attribute_group n3t_dir_group = {
+	.attrs = n3t_dir_attrs,
+	.is_visible = n3t_is_visible,
 };
 
 static const struct attribute_group *n3t_dir_groups[] = {
@@ -493,6 +582,31 @@ static const struct kobj_type n3t_dir_ktype = {
 	.default_groups = n3t_dir_groups,
 };
 
+static void n3t_dir_del(struct n3t_dir *d)
+{
+	/* files go now, whenever the last reference goes */
+	kobject_del(&d->kobj);
+	kobject_put(&d->kobj);
+}
+
+/*
+ * A directory's data files: events and the group files of its CPU's core
+ * (system/: the first core type's).  They go with the directory.
+ */
+static int n3t_dir_add_data(struct n3t_dir *d)
+{
+	const struct n3t_core_type *dom = d->cpu == N3T_SYSTEM ? &n3t_cfg.type[0] :
+					  n3t_cpu_core_type(d->cpu);
+	unsigned int i;
+	int ret;
+
+	ret = sysfs_create_bin_file(&d->kobj, &events_attr);
+	for (i = 0; i < n3t_nr_group_attrs && !ret; i++)
+		if (n3t_attr_group(dom, &n3t_group_attrs[i].attr.attr) >= 0)
+			ret = sysfs_create_bin_file(&d->kobj, &n3t_group_attrs[i].attr);
+	return ret;
+}
+
 static struct n3t_dir *n3t_dir_add(int cpu)
 {
 	struct n3t_dir *d = kzalloc(sizeof(*d), GFP_KERNEL);
@@ -507,6 +621,10 @@ static struct n3t_dir *n3t_dir_add(int cpu)
 		ret = kobject_init_and_add(&d->kobj, &n3t_dir_ktype, n3t_kobj, "cpu%d", cpu);
 	if (ret) {
 		kobject_put(&d->kobj);
+		return NULL;
+	}
+	if (n3t_dir_add_data(d)) {
+		n3t_dir_del(d);
 		return NULL;
 	}
 	return d;
@@ -526,13 +644,6 @@ static int n3t_sysfs_online(unsigned int cpu)
 		pr_warn_ratelimited("cpu%u: could not create its directory; the CPU is online regardless\n",
 				    cpu);
 	return 0;
-}
-
-static void n3t_dir_del(struct n3t_dir *d)
-{
-	/* files go now, whenever the last reference goes */
-	kobject_del(&d->kobj);
-	kobject_put(&d->kobj);
 }
 
 static int n3t_sysfs_offline(unsigned int cpu)
@@ -966,55 +1077,44 @@ err:
 }
 
 /*
- * One file attribute per group name of any table, then the other files of
- * a cpuN or system directory.  Freed by n3t_group_attrs_free() once no
- * directory is left.
+ * One data file attribute per group name of any table, and the events
+ * file's mode.  Freed by n3t_group_attrs_free() once no directory is left.
  */
 static int n3t_group_attrs_init(void)
 {
+	umode_t mode = n3t_root_only ? 0400 : 0444;
 	unsigned int i, g, k, max = 0, n = 0;
 
 	for (i = 0; i < n3t_nr_models; i++)
 		max += n3t_models[i]->nr_groups;
 	n3t_group_attrs = kcalloc(max, sizeof(*n3t_group_attrs), GFP_KERNEL);
-	n3t_dir_attrs = kcalloc(max + 5, sizeof(*n3t_dir_attrs), GFP_KERNEL);
-	if (!n3t_group_attrs || !n3t_dir_attrs) {
-		kfree(n3t_group_attrs);
-		kfree(n3t_dir_attrs);
+	if (!n3t_group_attrs)
 		return -ENOMEM;
-	}
 	for (i = 0; i < n3t_nr_models; i++) {
 		for (g = 0; g < n3t_models[i]->nr_groups; g++) {
 			const char *name = n3t_models[i]->groups[g].name;
-			struct kobj_attribute *ka;
+			struct bin_attribute *ba;
 
 			for (k = 0; k < n; k++)
 				if (!strcmp(n3t_group_attrs[k].attr.attr.name, name))
 					break;
 			if (k < n)
 				continue;
-			ka = &n3t_group_attrs[n].attr;
-			sysfs_attr_init(&ka->attr);
-			ka->attr.name = name;
-			ka->attr.mode = 0444;
-			ka->show = n3t_group_show;
-			n3t_dir_attrs[n++] = &ka->attr;
+			ba = &n3t_group_attrs[n++].attr;
+			sysfs_bin_attr_init(ba);
+			ba->attr.name = name;
+			ba->attr.mode = mode;
+			ba->read = n3t_data_read;
 		}
 	}
 	n3t_nr_group_attrs = n;
-	n3t_dir_attrs[n++] = &events_attr.attr;
-	n3t_dir_attrs[n++] = &status_attr.attr;
-	n3t_dir_attrs[n++] = &ages_attr.attr;
-	n3t_dir_attrs[n++] = &cpu_model_dir_attr.attr;
-	n3t_dir_group.attrs = n3t_dir_attrs;
+	events_attr.attr.mode = mode;
 	return 0;
 }
 
 static void n3t_group_attrs_free(void)
 {
-	kfree(n3t_dir_attrs);
 	kfree(n3t_group_attrs);
-	n3t_dir_attrs = NULL;
 	n3t_group_attrs = NULL;
 	n3t_nr_group_attrs = 0;
 }

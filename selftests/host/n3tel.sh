@@ -57,6 +57,18 @@ gold show-cpu1-l1d "$N3TEL" --sysfs "$out/good" show --cpu 1,3 --group l1d_cache
 gold show-system "$N3TEL" --sysfs "$out/good" show --cpu system --group topdown_l1
 # the rotating schedule: show says which interval an older group is from
 gold show-rotate "$N3TEL" --sysfs "$out/rotate" show --cpu 1,2
+
+# system/events' 128-bit sums (past 2^64 - 1) are exported exactly
+cp -r "$out/good" "$out/sum128"
+sed -i '1s/.*/L1D_CACHE_REFILL 36893488147419103237 18446744073709551626/' "$out/sum128/system/events"
+t sum128-prometheus sh -c "'$N3TEL' --sysfs '$out/sum128' export --format prometheus > '$out/sum128.prom' &&
+	grep -q '^n3telemetry_event_l1d_cache_refill_total{[^}]*} 36893488147419103237\$' '$out/sum128.prom' &&
+	grep -q '^n3telemetry_event_l1d_cache_refill_counted_seconds_total{[^}]*} 18446744073.709551626\$' '$out/sum128.prom'"
+t sum128-json sh -c "'$N3TEL' --sysfs '$out/sum128' export --format json > '$out/sum128.json' &&
+	grep -q '\"L1D_CACHE_REFILL\": {\"count\": 36893488147419103237, \"ns\": 18446744073709551626}' '$out/sum128.json'"
+sed -i '1s/.*/L1D_CACHE_REFILL 340282366920938463463374607431768211456 1/' "$out/sum128/system/events"
+t sum128-past-2-128-refused sh -c "! '$N3TEL' --sysfs '$out/sum128' export --format prometheus > /dev/null 2> '$out/sum128.err' &&
+	grep -q 'malformed line in .*system/events' '$out/sum128.err'"
 t rotate-text-equals-snapshot sh -c "'$N3TEL' --sysfs '$out/rotate' --text show > '$out/rot-text.txt' &&
 	'$N3TEL' --sysfs '$out/rotate' show > '$out/rot-snap.txt' && cmp '$out/rot-text.txt' '$out/rot-snap.txt'"
 # top: the age of a row's oldest shown value (L1D-MPKI: l1d_cache, the

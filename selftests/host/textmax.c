@@ -3,7 +3,7 @@
  * The longest text each sysfs file prints, recomputed from the engine's own
  * tables and packer (module/engine.c and module/models.c, unchanged): the
  * show() formats of module/sysfs.c, each conversion at its widest (20-digit
- * u64, 10-digit u32, the widest value n3t_format() prints for the metric's
+ * u64, system/events' sums of N3T_TEXT_SUM_CPUS CPUs, 10-digit u32, the widest value n3t_format() prints for the metric's
  * unit), over the sets n3t_pack() really makes for every capacity, with and
  * without the cycle counter, for "all", "default", every group alone and
  * pseudo-random selections.  Prints
@@ -23,6 +23,24 @@
 static int imax(int a, int b)
 {
 	return a > b ? a : b;
+}
+
+/*
+ * The decimal of N3T_TEXT_SUM_CPUS * (2^64 - 1), the widest sum system/events
+ * prints in its page (unsigned __int128, as the module's 128-bit sums).
+ */
+static const char *sum_wide(void)
+{
+	static char buf[48];
+	unsigned __int128 x = (unsigned __int128)N3T_TEXT_SUM_CPUS * U64_WIDE;
+	int n = sizeof(buf) - 1;
+
+	buf[n] = 0;
+	do {
+		buf[--n] = '0' + (int)(x % 10);
+		x /= 10;
+	} while (x);
+	return buf + n;
 }
 
 /* snprintf()'s length: what sysfs_emit_at() appends */
@@ -174,6 +192,12 @@ static void one_model(const struct n3t_model *model)
 		len += tlen("%s %llu %llu\n", model->events[i].name, U64_WIDE, U64_WIDE);
 	printf("real events %s %d\n", name, len);
 
+	/* system/events: the 128-bit sums of N3T_TEXT_SUM_CPUS CPUs' widest counts */
+	len = 0;
+	for (i = 0; i < model->nr_events; i++)
+		len += tlen("%s %s %s\n", model->events[i].name, sum_wide(), sum_wide());
+	printf("real system_events %s %d\n", name, len);
+
 	/* cpuN/ages: every group selected; the age in milliseconds, 0 decimals */
 	len = 0;
 	for (g = 0; g < model->nr_groups; g++)
@@ -260,6 +284,7 @@ int main(void)
 	printf("bound sets %d\n", N3T_TEXT_MAX_SETS);
 	printf("bound group %d\n", N3T_TEXT_MAX_GROUP_FILE);
 	printf("bound events %d\n", N3T_TEXT_MAX_EVENTS);
+	printf("bound system_events %d\n", N3T_TEXT_MAX_SYSTEM_EVENTS);
 	printf("bound ages %d\n", N3T_TEXT_MAX_AGES);
 	printf("bound status %d\n", N3T_TEXT_MAX_STATUS);
 	printf("bound dir_cpu_model %d\n", N3T_TEXT_MAX_DIR_CPU_MODEL);

@@ -6,7 +6,10 @@
 # configuration and status are world-readable.  world_readable=1 opens the
 # data to every user; root_only=1 closes every file to all but root and wins
 # over world_readable=1.  n3tel run without the capability says so in one
-# line and exits 1.
+# line and exits 1.  The opener's credentials decide, not the reader's: a
+# descriptor opened without the capability reads nothing in a privileged
+# task's hands, one opened with it reads after its holder drops every
+# privilege (as a perf event's descriptor does).
 . ./lib.sh
 need_module
 
@@ -109,6 +112,51 @@ fi
 # a refused reader gets nothing, not an empty file
 check nobody-gets-no-bytes sh -c "! su nobody -s /bin/sh -c 'cat $N3T/cpu0/topdown_l1' 2> /dev/null | grep -q ."
 
+# The opener decides.  passed_read UID CAPS FILE: FILE opened by UID with
+# CAPS, its descriptor passed to root (capuser --opened-by), read there: OK
+# or EACCES, and what was read in /tmp/acc.out.  dropped_read FILE: FILE
+# opened by root (the shell's redirection), read by cat as nobody without
+# any capability.
+PASSED="$N3T/cpu0/topdown_l1 $N3T/cpu0/events $N3T/system/general $N3T/system/events"
+passed_read() {
+	"$CAPUSER" --opened-by "$1" "$2" "$3" > /tmp/acc.out 2> /tmp/acc.err
+	case $? in
+	0) echo OK ;;
+	1) if grep -q "Permission denied" /tmp/acc.err; then echo EACCES; else head -1 /tmp/acc.err; fi ;;
+	*) echo "setup failed: $(head -1 /tmp/acc.err)" ;;
+	esac
+}
+dropped_read() {
+	if "$CAPUSER" 65534 none cat < "$1" > /tmp/acc.out 2> /tmp/acc.err; then
+		echo OK
+	elif grep -q "Permission denied" /tmp/acc.err; then
+		echo EACCES
+	else
+		head -1 /tmp/acc.err
+	fi
+}
+# lines LABEL FILE: what was read has the file's lines (as root reads them)
+lines() {
+	expect_eq "$1" "$(wc -l < "$2")" "$(wc -l < /tmp/acc.out)"
+}
+if [ -n "$CAPUSER" ]; then
+	for f in $PASSED; do
+		n=${f#$N3T/}
+		expect_eq "opened-by-nobody-read-by-root:$n" EACCES "$(passed_read 65534 none "$f")"
+		expect_eq "opened-by-nobody-read-by-root-no-bytes:$n" 0 "$(wc -c < /tmp/acc.out)"
+		expect_eq "opened-by-capless-root-read-by-root:$n" EACCES "$(passed_read 0 none "$f")"
+		expect_eq "opened-by-perfmon-nobody-read-by-root:$n" OK "$(passed_read 65534 38 "$f")"
+		lines "opened-by-perfmon-nobody-read-by-root-lines:$n" "$f"
+		expect_eq "opened-by-root-read-by-nobody:$n" OK "$(dropped_read "$f")"
+		lines "opened-by-root-read-by-nobody-lines:$n" "$f"
+	done
+	# the snapshot decides at open: the same
+	expect_eq opened-by-root-read-by-nobody:dev OK "$(dropped_read $DEV)"
+	check opened-by-root-read-by-nobody-dev-bytes test -s /tmp/acc.out
+else
+	ktap_test_skip "opened-by (no capuser: no C compiler to build capuser.c)"
+fi
+
 # n3tel without the capability: one line, exit 1, for every command that
 # reads data; /dev/n3telemetry refused is not hidden by the text files
 n3tel_denied n3tel-show $N3T/cpu0/topdown_l1 show
@@ -141,6 +189,12 @@ check unload-default n3t_unload
 check load-world-readable n3t_load force=1 world_readable=1
 every_file nobody OK world-nobody-data $DATA
 every_file nobody OK world-nobody-config $(config_files)
+if [ -n "$CAPUSER" ]; then
+	for f in $PASSED; do
+		expect_eq "world-opened-by-nobody-read-by-root:${f#$N3T/}" OK \
+			"$(passed_read 65534 none "$f")"
+	done
+fi
 expect_eq world-dev-mode 444 "$(mode $DEV)"
 if [ -n "$N3TEL" ]; then
 	expect_eq n3tel-world-nobody-export 0 "$(n3tel_as nobody export --format prometheus)"

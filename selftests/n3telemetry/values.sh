@@ -30,5 +30,53 @@ expect_eq system-wrap-l1d-mpki nan "$(value $N3T/system/l1d_cache l1d_cache_mpki
 # int() stops at 2^31, so expect.awk cannot round it here)
 expect_eq cpu1-huge-count-exact 13176245766.9354 "$(value $N3T/cpu1/l1d_cache l1d_cache_miss_ratio)"
 check_values system-no-wrap-elsewhere $N3T/system "$(vec_sum "$VEC_A" "$VEC_B")" topdown_l1 general l2_cache
+
+# system/events sums in 128 bits: the refills' sum over the CPUs is now
+# past 2^64 (each of CPUs 1 and 2 counted 2^63 + something in every set
+# that has the event), printed exactly, never wrapped.  dec_sum N...: the
+# exact decimal sum (busybox awk's numbers are doubles: digit by digit)
+dec_sum() {
+	echo "$@" | awk '
+	function add(a, b,   r, c, i, j, d) {
+		r = ""; c = 0; i = length(a); j = length(b)
+		while (i > 0 || j > 0 || c) {
+			d = c + (i > 0 ? substr(a, i, 1) : 0) + (j > 0 ? substr(b, j, 1) : 0)
+			r = (d % 10) r; c = int(d / 10); i--; j--
+		}
+		return r
+	}
+	{ s = "0"; for (k = 1; k <= NF; k++) s = add(s, $k); print s }'
+}
+# ev_col DIR EVENT COLUMN: the count (2) or ns (3) of EVENT in DIR/events
+ev_col() { awk -v e="$2" -v c="$3" '$1 == e { print $c }' "$1/events"; }
+for col in 2 3; do
+	want=$(dec_sum $(for d in $N3T/cpu[0-9]*; do ev_col $d L1D_CACHE_REFILL $col; done))
+	expect_eq system-events-128-bit-col$col "$want" "$(ev_col $N3T/system L1D_CACHE_REFILL $col)"
+done
+want=$(dec_sum $(for d in $N3T/cpu[0-9]*; do ev_col $d L1D_CACHE_REFILL 2; done))
+# it is past 2^64 - 1: the test tests the carry (compared as digit strings)
+check system-events-past-2-64 awk -v w="$want" -v m=18446744073709551615 \
+	'BEGIN { exit !(length(w) > length(m) || (length(w) == length(m) && "" w > "" m)) }'
+echo "# system L1D_CACHE_REFILL $want"
+
+# system/status seq never goes down: it is the highest any CPU published,
+# offline ones included.  CPU 3 alone ends two more intervals, so it has
+# the highest; it goes offline, then collection pauses: seq stays.
+advance_interval 3
+advance_interval 3
+hi=$(st $N3T/cpu3 seq)
+check cpu3-ahead test "$hi" -gt "$(st $N3T/cpu2 seq)"
+expect_eq system-seq-is-cpu3s "$hi" "$(st $N3T/system seq)"
+check cpu3-offline sh -c "echo 0 > /sys/devices/system/cpu/cpu3/online"
+expect_eq system-seq-stays-cpu3-offline "$hi" "$(st $N3T/system seq)"
+echo 0 > $N3T/enabled
+expect_eq system-seq-stays-paused "$hi" "$(st $N3T/system seq)"
+echo 1 > $N3T/enabled
+check cpu3-online sh -c "echo 1 > /sys/devices/system/cpu/cpu3/online"
+expect_eq system-seq-stays-cpu3-back "$hi" "$(st $N3T/system seq)"
+# CPU 3 numbers on from its last interval: one more makes it the highest
+advance_interval 3
+expect_eq cpu3-numbers-on "$((hi + 1))" "$(st $N3T/cpu3 seq)"
+expect_eq system-seq-follows "$((hi + 1))" "$(st $N3T/system seq)"
 tp_teardown
 ktap_finish

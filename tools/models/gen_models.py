@@ -328,6 +328,10 @@ PAGE_BYTES = 4096
 VALUE_BUF = 24		# engine.h N3T_VALUE_BUF: a formatted value or age
 MAX_CORE_TYPES = 4		# config.h N3T_MAX_CORE_TYPES: core types at once
 U64 = '1' * 20		# %llu: 18446744073709551615
+# system/events: 128-bit sums of the CPUs' 64-bit counts; those of up to
+# SUM_CPUS CPUs have 22 digits at most (sysfs.c refuses a longer text)
+SUM_CPUS = (10 ** 22 - 1) // (2 ** 64 - 1)
+SUM = '1' * len(str(SUM_CPUS * (2 ** 64 - 1)))
 U32 = '1' * 10		# %u: 4294967295
 VALUE = 'v' * (VALUE_BUF - 1)
 COVERAGE = '100.00'	# status: setK_coverage is at most 100.00
@@ -349,7 +353,9 @@ TEXT_FILES = [
      "a set per metric, with its metrics' events"),
     ('group', 'GROUP_FILE', 'cpuN/<group>, system/<group>',
      'the largest group, every value the widest'),
-    ('events', 'EVENTS', 'cpuN/events, system/events', 'every event, 20-digit counts'),
+    ('events', 'EVENTS', 'cpuN/events', 'every event, 20-digit counts'),
+    ('system_events', 'SYSTEM_EVENTS', 'system/events',
+     f'every event, the sums of {SUM_CPUS} CPUs ({len(SUM)} digits)'),
     ('ages', 'AGES', 'cpuN/ages, system/ages', 'every group selected'),
     ('status', 'STATUS', 'cpuN/status, system/status', 'a set per metric'),
     ('dir_cpu_model', 'DIR_CPU_MODEL', 'cpuN/cpu_model, system/cpu_model',
@@ -389,6 +395,7 @@ def text_bounds(mdl):
         sum(len(f' {e}') for m in mdl['metrics'] for e in metric_events(m))
     b['group'] = max(sum(len(f'{names[i]} {VALUE}\n') for i in ms) for _, _, ms in groups)
     b['events'] = sum(len(f'{e} {U64} {U64}\n') for e in events)
+    b['system_events'] = sum(len(f'{e} {SUM} {SUM}\n') for e in events)
     b['ages'] = sum(len(f'{f} seq {U64} end_ns {U64} age_ms {VALUE}\n') for f, _, _ in groups)
     head = f'seq {U64}\nend_ns {U64}\ninterval_ns {U64}\nlost_slices {U64}\n' \
         f'sets_per_interval {U32}\n'
@@ -545,6 +552,7 @@ def emit_header(models, out):
         w(' * against its own.  N3T_TEXT_MAX: the longest of them.\n */\n')
     w(f'#define N3T_TEXT_VALUE_BUF\t{VALUE_BUF}\t/* N3T_VALUE_BUF */\n')
     w(f'#define N3T_TEXT_CORE_TYPES\t{MAX_CORE_TYPES}\t/* N3T_MAX_CORE_TYPES */\n')
+    w(f'#define N3T_TEXT_SUM_CPUS\t{SUM_CPUS}\t/* system/events: CPUs whose sums fit */\n')
     rows = text_table(models)
     for key, n, where in rows:
         _, macro, files, assume = next(t for t in TEXT_FILES if t[0] == key)

@@ -136,8 +136,11 @@ static void json_view(const struct tree *t, const struct view *v, const struct s
 		for (int e = 0; e < md->nr_events; e++) {
 			if (!v->listed[e])
 				continue;
-			printf("%s\"%s\": {\"count\": %" PRIu64 ", \"ns\": %" PRIu64 "}",
-			       first ? "" : ", ", md->event[e], v->count[e], v->ns[e]);
+			char c[U128_BUF], ns[U128_BUF];
+
+			printf("%s\"%s\": {\"count\": %s, \"ns\": %s}",
+			       first ? "" : ", ", md->event[e], fmt_u128(c, v->count[e]),
+			       fmt_u128(ns, v->ns[e]));
 			first = 0;
 		}
 		printf("}");

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <linux/n3telemetry.h>
 
+#include "util.h"
+
 #define DEFAULT_SYSFS	"/sys/kernel/n3telemetry"
 #define FIXED_SCALE	1000000LL
 #define MAX_EVENTS	N3T_SNAP_MAX_EVENTS
@@ -72,7 +74,7 @@ struct view {
 	bool have_events;		/* events readable */
 	char state[64];			/* cpuN/status "state": collecting, isolated, ... */
 	bool listed[MAX_EVENTS];
-	uint64_t count[MAX_EVENTS], ns[MAX_EVENTS];
+	u128 count[MAX_EVENTS], ns[MAX_EVENTS];	/* system/'s sums pass 2^64 */
 };
 
 struct tree {

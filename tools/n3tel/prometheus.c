@@ -286,15 +286,17 @@ static void export_prom(FILE *o, const struct tree *t, const struct selection *s
 				const struct view *v = view_at(t, i);
 				const struct model *md = view_model(t, v);
 				int e = in_scope(sel, v) ? event_by_name(md, names[k]) : -1;
+				char num[U128_BUF];
 
 				if (e < 0 || !v->listed[e])
 					continue;
 				fprintf(o, "%s", name);
 				prom_labels(o, t, v);
 				if (ns)
-					put_fixed(o, v->ns[e], 9);
+					fprintf(o, "%s.%09u", fmt_u128(num, v->ns[e] / 1000000000),
+						(unsigned int)(v->ns[e] % 1000000000));
 				else
-					fprintf(o, "%" PRIu64, v->count[e]);
+					fprintf(o, "%s", fmt_u128(num, v->count[e]));
 				fputc('\n', o);
 			}
 		}

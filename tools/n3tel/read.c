@@ -247,7 +247,11 @@ static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool 
 			snprintf(v->state, sizeof(v->state), "%s", word);
 	}
 	free(s);
-	v->have = v->seq > 0;
+	/*
+	 * system/'s seq never goes down, so it stays when no CPU collects
+	 * (paused): there is no interval then, and its end_ns is 0
+	 */
+	v->have = v->seq > 0 && v->end_ns > 0;
 	if (!full || !md)
 		return true;
 
@@ -291,16 +295,15 @@ static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool 
 	v->have_events = true;
 	p = s;
 	while ((line = next_line(&p))) {
-		char name[64], extra;
-		unsigned long long c, ns;
+		char name[64], c[U128_BUF], ns[U128_BUF], extra;
 		int e;
 
-		if (sscanf(line, "%63s %llu %llu %c", name, &c, &ns, &extra) != 3 ||
-		    (e = event_by_name(md, name)) < 0)
+		/* system/'s sums are 128-bit, and may pass 2^64 */
+		if (sscanf(line, "%63s %39s %39s %c", name, c, ns, &extra) != 3 ||
+		    (e = event_by_name(md, name)) < 0 || !parse_u128(c, &v->count[e]) ||
+		    !parse_u128(ns, &v->ns[e]))
 			die("malformed line in %s: \"%s\"", rel, line);
 		v->listed[e] = true;
-		v->count[e] = c;
-		v->ns[e] = ns;
 	}
 	free(s);
 	return true;

@@ -63,9 +63,20 @@ static void show_metric(const struct tree *t, const struct view *v, int m, int i
  */
 static void show_age(const struct view *v, int g, int indent)
 {
-	uint64_t ago;
+	uint64_t ago, latest = v->seq;
 
-	if (!v->have_ages || !v->have || v->group_seq[g] == v->seq)
+	/*
+	 * system/'s seq is the highest any CPU ever published (it never goes
+	 * down, the CPU furthest ahead may be offline): the latest interval
+	 * summed is its newest group's
+	 */
+	if (v->cpu < 0) {
+		latest = 0;
+		for (int k = 0; k < MAX_GROUPS; k++)
+			if (v->group_seq[k] > latest)
+				latest = v->group_seq[k];
+	}
+	if (!v->have_ages || !v->have || v->group_seq[g] == latest)
 		return;
 	if (!v->group_seq[g]) {
 		printf("%*s(not counted yet: its turn comes)\n", indent, "");

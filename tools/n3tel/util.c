@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * n3tel's shared helpers (see util.h): die() and warn_once(),
- * slurp() a whole file, next_line() of a buffer, parse_cpu_list().
+ * slurp() a whole file, next_line() of a buffer, parse_cpu_list(),
+ * parse_u128() and fmt_u128().
  *
  * Calls only the C library; knows nothing of the model, the views or the
  * formats.
@@ -170,4 +171,36 @@ void parse_cpu_list(const char *list, struct cpu_list *l)
 		l->hi[l->nr++] = b;
 	}
 	free(dup);
+}
+
+/* A decimal of digits only, at most 2^128 - 1: true and *v, else false. */
+bool parse_u128(const char *s, u128 *v)
+{
+	u128 x = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || x > ((u128)-1 - (*s - '0')) / 10)
+			return false;
+		x = x * 10 + (*s - '0');
+	}
+	*v = x;
+	return true;
+}
+
+/* @v in decimal into @buf (U128_BUF bytes); returns @buf. */
+char *fmt_u128(char *buf, u128 v)
+{
+	char tmp[U128_BUF];
+	int n = 0, i = 0;
+
+	do {
+		tmp[n++] = '0' + (int)(v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		buf[i++] = tmp[--n];
+	buf[i] = 0;
+	return buf;
 }

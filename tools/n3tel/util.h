@@ -2,7 +2,8 @@
 /*
  * n3tel's shared helpers, in one place: errors (die, warn_once),
  * reading a whole file (slurp) and walking its lines (next_line), --cpu
- * lists (parse_cpu_list).
+ * lists (parse_cpu_list), the 128-bit decimals of system/events
+ * (parse_u128, fmt_u128).
  *
  * Owns: nothing of the module's data.  Calls: only the C library.  Every
  * other file of n3tel may call it; it calls none of them.
@@ -38,5 +39,11 @@ void parse_cpu_list(const char *list, struct cpu_list *l);
 char *slurp(const char *path, size_t *len);
 bool refused(int err);
 char *next_line(char **p);
+
+/* system/events sums are 128-bit: up to 39 digits */
+typedef unsigned __int128 u128;
+#define U128_BUF	40
+bool parse_u128(const char *s, u128 *v);
+char *fmt_u128(char *buf, u128 v);
 
 #endif
