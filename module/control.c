@@ -27,7 +27,7 @@
 
 /* after a step up that found no more counters, look again 8, 16, ... 256 intervals later */
 #define N3T_LOOK_BACKOFF	8
-#define N3T_LOOK_BACKOFF_MAX	256
+#define N3T_LOOK_BACKOFF_MAX	256U
 static unsigned int n3t_look_backoff = N3T_LOOK_BACKOFF;	/* re-pack work only */
 static int __n3t_reconfigure(const u32 *groups, unsigned int interval_ms,
 			     unsigned int schedule, struct n3t_plan **plans);
