@@ -63,10 +63,12 @@ if [ "$base" != sid ]; then
 	src+=("deb $mirror $base-updates main" "deb $mirror-security $base-security main")
 fi
 [ -z "$extra" ] || src+=("deb $mirror $extra main")
-# dwarves: pahole, which some kernels' module BTF step looks for
+# Check-Valid-Until: sid's and experimental's Release files are valid a
+# week, and the archive served here can be older than that
 nice mmdebstrap --mode=root --variant=apt --architectures=amd64,arm64 \
 	--include=make,bc,gcc,libc6-dev,gcc-aarch64-linux-gnu,libelf-dev,libssl-dev,kmod,ca-certificates \
-	--aptopt='Acquire::Languages "none"' --dpkgopt='path-exclude=/usr/share/doc/*' \
+	--aptopt='Acquire::Languages "none"' --aptopt='Acquire::Check-Valid-Until "false"' \
+	--dpkgopt='path-exclude=/usr/share/doc/*' \
 	--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
 	"$base" "$out" "${src[@]}" >&2
 echo "$suite" > "$out/etc/n3t-suite"

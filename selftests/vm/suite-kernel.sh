@@ -61,9 +61,14 @@ for ver in $vers; do
 		echo "suite-kernel: $headers names no -common or linux-kbuild package" >&2
 		continue
 	fi
+	# from 7.x the image package is an empty one, the kernel in
+	# linux-binary-ABI (its modules in linux-modules-ABI)
+	bin=$(run apt-cache depends "$img:arm64" |
+		sed -n 's/.*Depends: <\{0,1\}\(linux-binary-[^:>]*\).*/\1/p' | head -1)
 	echo "suite-kernel: $suite: linux-image-arm64 $ver, $a" >&2
 	rm -f "$root"/n3t/debs/*.deb
-	if run sh -c "cd /n3t/debs && apt-get download -q $img:arm64 $headers:arm64 $common:all" >&2; then
+	if run sh -c "cd /n3t/debs && apt-get download -q $img:arm64 ${bin:+$bin:arm64} \
+		$headers:arm64 $common:all" >&2; then
 		abi=$a
 		break
 	fi
@@ -77,7 +82,11 @@ for d in "$root"/n3t/debs/*.deb; do
 	dpkg-deb -x "$d" "$root/n3t/unpacked"
 done
 cp -a "$root"/n3t/unpacked/usr/src/. "$root/usr/src/"
-cp "$root/n3t/unpacked/boot/vmlinuz-$abi" "$root/n3t/boot/"
+# /boot/vmlinuz-ABI, or from 7.x /usr/lib/modules/ABI/vmlinuz
+for v in "boot/vmlinuz-$abi" "usr/lib/modules/$abi/vmlinuz" "lib/modules/$abi/vmlinuz"; do
+	[ ! -f "$root/n3t/unpacked/$v" ] || cp "$root/n3t/unpacked/$v" "$root/n3t/boot/vmlinuz-$abi"
+done
+[ -f "$root/n3t/boot/vmlinuz-$abi" ] || { echo "suite-kernel: no vmlinuz in $img" >&2; exit 1; }
 rm -rf "$root/n3t/unpacked"
 kdir=/usr/src/$headers
 # linux-kbuild of the headers' own version (5.10's name is the series')
