@@ -14,6 +14,8 @@
 #   make deb             Debian packages n3telemetry-dkms and n3tel (arm64) in build/deb
 #   make e2e             the packages on a Debian 12 arm64 VM with systemd, node_exporter
 #                        and Prometheus (part of make check)
+#   make matrix          every Debian suite's arm64 kernel (5.10 to 7.x): built against
+#                        with its own kbuild and compiler, booted, kselftests; a table
 
 # The kernel: KDIR (its build tree) or KVER (its release); either gives the other.
 ifeq ($(origin KDIR),undefined)
@@ -164,5 +166,8 @@ deb:
 e2e:
 	selftests/vm/e2e.sh
 
+matrix:
+	selftests/vm/matrix.sh
+
 .PHONY: all modules install install-module install-n3tel install-data uninstall \
-	uninstall-module uninstall-n3tel uninstall-data clean tools check demo vm bench deb e2e
+	uninstall-module uninstall-n3tel uninstall-data clean tools check demo vm bench deb e2e matrix

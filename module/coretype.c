@@ -76,6 +76,17 @@ struct n3t_midr_match {
 	const struct midr_range *ranges;
 };
 
+/* cores older kernels' cputype.h does not name (5.10 has N1, V1 and N2) */
+#ifndef MIDR_NEOVERSE_V2
+#define MIDR_NEOVERSE_V2	MIDR_CPU_MODEL(ARM_CPU_IMP_ARM, 0xD4F)
+#endif
+#ifndef MIDR_NEOVERSE_V3
+#define MIDR_NEOVERSE_V3	MIDR_CPU_MODEL(ARM_CPU_IMP_ARM, 0xD84)
+#endif
+#ifndef MIDR_NEOVERSE_N3
+#define MIDR_NEOVERSE_N3	MIDR_CPU_MODEL(ARM_CPU_IMP_ARM, 0xD8E)
+#endif
+
 static const struct n3t_midr_match n3t_midr_matches[] = {
 #include "models_midr.h"
 };
@@ -372,8 +383,10 @@ bool n3t_cpu_wanted(unsigned int cpu)
 		return true;
 #ifdef N3T_HAVE_CPU_IS_ISOLATED
 	return !cpu_is_isolated(cpu);
-#else
+#elif defined(N3T_HAVE_HK_TYPE)
 	return housekeeping_cpu(cpu, HK_TYPE_TICK) && housekeeping_cpu(cpu, HK_TYPE_DOMAIN);
+#else	/* before 5.18: flags */
+	return housekeeping_cpu(cpu, HK_FLAG_TICK) && housekeeping_cpu(cpu, HK_FLAG_DOMAIN);
 #endif
 }
 

@@ -19,6 +19,7 @@
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -576,6 +577,16 @@ static void n3t_dir_release(struct kobject *kobj)
 	kfree(container_of(kobj, struct n3t_dir, kobj));
 }
 
+/*
+ * kobject_init_and_add() takes a const kobj_type from 6.2 on (Kbuild's
+ * probe); before, a pointer it never writes through.
+ */
+#ifdef N3T_HAVE_CONST_KOBJ_TYPE
+#define n3t_ktype(t)	(t)
+#else
+#define n3t_ktype(t)	((void *)(t))
+#endif
+
 static const struct kobj_type n3t_dir_ktype = {
 	.release = n3t_dir_release,
 	.sysfs_ops = &kobj_sysfs_ops,
@@ -616,9 +627,10 @@ static struct n3t_dir *n3t_dir_add(int cpu)
 		return NULL;
 	d->cpu = cpu;
 	if (cpu == N3T_SYSTEM)
-		ret = kobject_init_and_add(&d->kobj, &n3t_dir_ktype, n3t_kobj, "system");
+		ret = kobject_init_and_add(&d->kobj, n3t_ktype(&n3t_dir_ktype), n3t_kobj, "system");
 	else
-		ret = kobject_init_and_add(&d->kobj, &n3t_dir_ktype, n3t_kobj, "cpu%d", cpu);
+		ret = kobject_init_and_add(&d->kobj, n3t_ktype(&n3t_dir_ktype), n3t_kobj,
+					   "cpu%d", cpu);
 	if (ret) {
 		kobject_put(&d->kobj);
 		return NULL;
@@ -1062,8 +1074,8 @@ static int n3t_model_dirs_add(void)
 			goto err;
 		}
 		md->dom = &n3t_cfg.type[d];
-		ret = kobject_init_and_add(&md->kobj, &n3t_model_ktype, n3t_models_kobj, "%s",
-					   md->dom->model->name);
+		ret = kobject_init_and_add(&md->kobj, n3t_ktype(&n3t_model_ktype),
+					   n3t_models_kobj, "%s", md->dom->model->name);
 		if (ret) {
 			kobject_put(&md->kobj);
 			goto err;

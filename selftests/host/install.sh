@@ -238,6 +238,21 @@ excl=${excl#*=}
 t dkms-arm64-only sh -c "[ -n '$excl' ]" &&
 	t dkms-arch-aarch64-builds bash -c "[[ aarch64 =~ $excl ]]" &&
 	t dkms-arch-x86_64-excluded bash -c "! [[ x86_64 =~ $excl ]] && ! [[ armv7l =~ $excl ]]"
+# the oldest kernel: DKMS 3.1's KERNEL_MIN, and the pattern older DKMS reads
+kmin=$(dkms_read BUILD_EXCLUSIVE_KERNEL_MIN BUILD_EXCLUSIVE_KERNEL)
+kpat=${kmin#*BUILD_EXCLUSIVE_KERNEL=}
+kmin_ok() {	# kmin_ok: 5.10 the minimum; the pattern agrees with it
+	local v
+	grep -qx 'BUILD_EXCLUSIVE_KERNEL_MIN=5.10' <<< "$kmin" || { echo "$kmin"; return 1; }
+	for v in 5.10.0-32-arm64 5.15.0-100-generic 6.1.0-56-arm64 6.12.117 7.3.4+bpo-arm64 \
+		10.1.0-1-arm64; do
+		[[ $v =~ $kpat ]] || { echo "$v refused by $kpat"; return 1; }
+	done
+	for v in 4.19.0-27-arm64 5.4.0-200-generic 5.9.16 3.10.0-1160.el7.aarch64; do
+		! [[ $v =~ $kpat ]] || { echo "$v allowed by $kpat"; return 1; }
+	done
+}
+t dkms-kernel-min-5.10 kmin_ok
 cfg=$(dkms_read BUILD_EXCLUSIVE_CONFIG)
 cfg_ok() {	# every option of BUILD_EXCLUSIVE_CONFIG is set in the 6.12 tree
 	local o

@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
@@ -181,11 +182,18 @@ out:
 static int __init pc_init(void)
 {
 	unsigned int cpu = cpumask_first(cpu_online_mask);
+	long ret;
 
 	if (!reps || reps > 4096)
 		return -EINVAL;
-	/* fails with -ENODEV if the CPU went offline meanwhile */
-	return work_on_cpu_safe(cpu, pc_run, (void *)(unsigned long)cpu);
+	/*
+	 * What work_on_cpu_safe() did (gone in 7.2): -ENODEV if the CPU went
+	 * offline meanwhile, and it stays online while pc_run() runs there
+	 */
+	cpus_read_lock();
+	ret = cpu_online(cpu) ? work_on_cpu(cpu, pc_run, (void *)(unsigned long)cpu) : -ENODEV;
+	cpus_read_unlock();
+	return ret;
 }
 module_init(pc_init);
 

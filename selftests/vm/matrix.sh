@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make matrix: every Debian suite's arm64 kernel, built against and booted.
+#   selftests/vm/matrix.sh [--build-only] [SUITE...]
+# For each suite (default: bullseye bookworm trixie trixie-backports sid
+# experimental; suite-kernel.sh fetches its newest kernel into a chroot of
+# the suite), builds the module, the test PMU and the perfcost bench helper
+# with W=1 -Werror against the suite's headers with its kbuild and compiler
+# (suite-build.sh), then boots the kernel in qemu-system-aarch64 -M virt
+# with them and runs the kselftests that apply on any kernel (N3T_MATRIX_TESTS).
+# Prints a table, test x kernel: pass, FAIL or skip with the reason, into
+# build/matrix/table.txt too; results (PASS|FAIL|SKIP lines) in
+# build/matrix/results.txt, what each kernel was and took in kernels.txt.  Exits 1 when anything failed.
+# N3T_MATRIX_RESULTS=FILE also appends the result lines there, and
+# N3T_MATRIX_OUT=DIR puts the logs there instead (check.sh).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=${N3T_MATRIX_OUT:-$top/build/matrix}
+build_only=
+if [ "${1:-}" = --build-only ]; then
+	build_only=1
+	shift
+fi
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(bullseye bookworm trixie trixie-backports sid experimental)
+# the kselftests that need no boot option, no KVM and no oracle of the 6.12 tree
+tests=${N3T_MATRIX_TESTS:-smoke.sh layout.sh format.sh badinput.sh access.sh values.sh \
+rest.sh hotplug.sh pause.sh nofit.sh snapconcur.sh neighbour.sh consistency.sh}
+mkdir -p "$out"
+results=$out/results.txt
+: > "$results"
+t0=$(date +%s)
+step() { printf '== [%4ss] %s\n' "$(( $(date +%s) - t0 ))" "$*"; }
+record() {
+	echo "$1 $2" >> "$results"
+	[ -z "${N3T_MATRIX_RESULTS:-}" ] || echo "$1 $2" >> "$N3T_MATRIX_RESULTS"
+	printf '%-4s %s\n' "$1" "$2"
+}
+
+"$here/deps.sh"
+export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+if [ -z "$build_only" ]; then
+	step "guest programs: n3tel (arm64, static), the kselftests' helpers"
+	make -s -C "$top/tools/n3tel" arm64 > "$out/n3tel-arm64.log" 2>&1
+	cp "$top/tools/n3tel/n3tel-arm64" "$top/build/n3tel-arm64"
+	"$here/guest-progs.sh" "$top/build/guest-bin"
+	spec=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}/neoverse-n3.json
+	[ -d "$top/build/cores" ] || python3 "$top/selftests/host/core_expect.py" \
+		"$(dirname "$spec")" "$top/build/cores"
+fi
+
+# what each kernel needed: its suite, release, compiler, timings
+: > "$out/kernels.txt"
+for s in "${suites[@]}"; do
+	step "$s: kernel and chroot (suite-kernel.sh)"
+	st=$(date +%s)
+	if ! root=$("$here/suite-kernel.sh" "$s" 2> "$out/kernel-$s.log" | tail -1) ||
+	   [ ! -e "$root/n3t-kernel.env" ]; then
+		tail -5 "$out/kernel-$s.log"
+		record FAIL "$s/kernel-fetched"
+		continue
+	fi
+	(
+		# shellcheck source=/dev/null
+		. "$root/n3t-kernel.env"
+		tag=$s
+		log=$out/build-$s.log
+		step "$s: $ABI ($CC) ready in $(( $(date +%s) - st ))s; modules W=1 -Werror"
+		bt=$(date +%s)
+		if "$here/suite-build.sh" "$s" "$out/mod-$s" W=1 KCFLAGS=-Werror \
+			N3T_TESTS=y N3T_BENCH=y > "$log" 2>&1 &&
+		   ! grep -E 'warning:|error:|WARNING:' "$log"; then
+			record PASS "$tag/build-w1"
+		else
+			grep -E 'warning:|error:|WARNING:|Error' "$log" | head -20
+			record FAIL "$tag/build-w1"
+		fi
+		for ko in module/n3telemetry selftests/testpmu/n3t_testpmu \
+			selftests/bench/perfcost/n3t_perfcost; do
+			if [ -f "$out/mod-$s/$ko.ko" ]; then
+				record PASS "$tag/build/$(basename "$ko")"
+			else
+				record FAIL "$tag/build/$(basename "$ko")"
+			fi
+		done
+		echo "$s $ABI $CC build $(( $(date +%s) - bt ))s" >> "$out/kernels.txt"
+		[ -z "$build_only" ] || exit 0
+		[ -f "$out/mod-$s/module/n3telemetry.ko" ] || exit 0
+		"$here/mkinitramfs.sh" "$out/mod-$s/" "$out/initramfs-$s.cpio.gz"
+		step "$s: boot $ABI (qemu -M virt -cpu max -smp 4): $tests"
+		vt=$(date +%s)
+		vlog=$out/console-$s.log
+		only=$(echo "$tests" | tr -s ' \n' ,)
+		if timeout --foreground 1500 qemu-system-aarch64 -M virt -cpu max -smp 4 -m 2G \
+			-nographic -no-reboot -nic none -kernel "$root$VMLINUZ" \
+			-initrd "$out/initramfs-$s.cpio.gz" \
+			-append "console=ttyAMA0 loglevel=4 panic=-1 n3t.mode=check n3t.only=$only" \
+			< /dev/null > "$vlog" 2>&1 && grep -q N3T-DONE "$vlog"; then
+			record PASS "$tag/vm-poweroff"
+		else
+			tail -30 "$vlog"
+			record FAIL "$tag/vm-poweroff"
+		fi
+		python3 "$here/results.py" --tag "$tag" "$vlog" > "$out/results-$s.txt" || true
+		while read -r r n; do record "$r" "$n"; done < "$out/results-$s.txt" > /dev/null
+		grep -E '^(FAIL|SKIP)' "$out/results-$s.txt" || true
+		echo "$s $ABI $CC vm $(( $(date +%s) - vt ))s" >> "$out/kernels.txt"
+	) || record FAIL "$s/matrix-step (exited $?)"
+done
+
+step "table"
+python3 "$here/matrix_table.py" "$results" "$out/kernels.txt" "${suites[@]}" | tee "$out/table.txt"
+pass=$(grep -c '^PASS' "$results" || true)
+fail=$(grep -c '^FAIL' "$results" || true)
+skip=$(grep -c '^SKIP' "$results" || true)
+echo "== matrix: $(( $(date +%s) - t0 ))s; logs in $out"
+echo "$pass passed, $fail failed$([ "$skip" = 0 ] || echo ", $skip skipped")"
+[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
