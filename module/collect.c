@@ -203,17 +203,32 @@ static unsigned long n3t_slice_delay(struct n3t_cpu *pc, unsigned int pct)
 
 /*
  * The schedule (enum n3t_schedule): an interval has a slice for each of the
- * sets counted in every interval, 0 .. nr_every - 1, then, in one interval
- * of every pc->every (phase 0), one for the set whose turn it is.  With the
- * every-set schedule nr_every is nr_sets and nothing rotates.
- * Return: the set that counts in slice @slot of the interval at @turn.
+ * sets counted in every interval, 0 .. nr_every - 1, and, in one interval
+ * of every pc->every (phase 0), one for the set whose turn it is, second.
+ * With the every-set schedule nr_every is nr_sets and nothing rotates.
+ * With the rotating schedule and several sets of every interval (the first
+ * group split over sets), every other interval (@flip) takes them in
+ * reverse order: an interval starts with the set the one before ended
+ * with, so that no switch falls on the boundary, and the rotating slice
+ * between two of them adds one switch, not two.
+ * Return: the set that counts in slice @slot of the interval at @turn
+ * (slot 0 of any interval; a later one of the interval under way).
  */
 static unsigned int n3t_slot_set(const struct n3t_cpu *pc, unsigned int slot,
-				 unsigned int turn)
+				 unsigned int turn, bool flip)
 {
-	if (slot < pc->nr_every)
-		return slot;
-	return pc->nr_every + turn % (pc->nr_sets - pc->nr_every);
+	if (slot && pc->nr_slots > pc->nr_every) {
+		if (slot == 1)
+			return pc->nr_every + turn % (pc->nr_sets - pc->nr_every);
+		slot--;
+	}
+	return flip ? pc->nr_every - 1 - slot : slot;
+}
+
+/* Whether the interval after one at @flip takes its sets in reverse order. */
+static bool n3t_next_flip(const struct n3t_cpu *pc, bool flip)
+{
+	return pc->nr_every > 1 && pc->nr_every < pc->nr_sets ? !flip : false;
 }
 
 /* The rotation position after the interval under way, at @turn. */
@@ -461,9 +476,12 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	const struct n3t_plan *plan = pc->plan;
 	struct n3t_result *r = &pc->scratch;
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
-	/* the interval's sets: 0 .. nr_every - 1, and the last slot's */
-	unsigned int last = n3t_slot_set(pc, pc->nr_slots - 1, pc->turn);
+	/* the interval's sets: 0 .. nr_every - 1, and the rotating one's */
+	unsigned int last = pc->nr_every - 1;
 	unsigned int slot, s, i;
+
+	if (pc->nr_slots > pc->nr_every)
+		last = n3t_slot_set(pc, 1, pc->turn, false);
 
 	r->seq = ++pc->seq;
 	r->end_ns = now;
@@ -572,27 +590,38 @@ static void n3t_end_interval_aside(struct n3t_cpu *pc, u64 now)
  */
 static bool n3t_look(struct n3t_cpu *pc)
 {
-	struct n3t_cpu_set *s0 = &pc->set[0];
+	struct n3t_cpu_set *s0 = &pc->set[n3t_slot_set(pc, 0, pc->turn, pc->flip)];
 	struct n3t_cpu_ev *c;
 	bool ok = true;
 	unsigned int i;
 
 	pc->looks++;
+	/*
+	 * one at a time, each read at once: a look that finds the counters
+	 * taken usually stops at the first event, one creation and one
+	 * release; the events created before are scheduled again at each
+	 * creation, so they are read once more at the end
+	 */
 	for (i = s0->first; ok && i < s0->first + s0->nr; i++) {
+		u64 d, de, dr;
+
 		c = &pc->ctr[pc->ev[i].ctr];
-		if (test_bit(c->ev, pc->dom->usable) && !c->pe)
-			ok = n3t_ctr_get(pc, c, true);
+		if (!test_bit(c->ev, pc->dom->usable) || c->pe)
+			continue;
+		ok = n3t_ctr_get(pc, c, true);
+		if (ok) {
+			n3t_read_ctr(pc, c, &d, &de, &dr);
+			ok = dr == de;
+		}
 	}
 	for (i = s0->first; ok && i < s0->first + s0->nr; i++) {
-		u64 enabled, running;
+		u64 d, de, dr;
 
 		c = &pc->ctr[pc->ev[i].ctr];
 		if (!c->pe)
 			continue;
-		c->last_count = perf_event_read_value(c->pe, &enabled, &running);
-		c->last_enabled = enabled;
-		c->last_running = running;
-		ok = running == enabled;
+		n3t_read_ctr(pc, c, &d, &de, &dr);
+		ok = dr == de;
 	}
 	/* the other sets of every interval: off until their slices */
 	for (i = 0; ok && i < pc->nr_ctr; i++) {
@@ -641,13 +670,15 @@ static void n3t_aside_work(struct n3t_cpu *pc, unsigned int pct)
 	if (--pc->aside_wait)
 		return;
 	if (!n3t_look(pc)) {
+		/* still taken: look less often, every 2, then 4 intervals */
+		pc->aside_backoff = min(pc->aside_backoff * 2, N3T_ASIDE_WAIT_MAX);
 		pc->aside_wait = pc->aside_backoff;
 		return;
 	}
 	pc->aside = false;
 	pc->resumed = true;
 	pc->slot = 0;
-	pc->active = 0;
+	pc->active = n3t_slot_set(pc, 0, pc->turn, pc->flip);
 	pc->nr_slots = n3t_nr_slots(pc, pc->phase);
 	pc->epoch = jiffies;
 	pc->interval_start = ktime_get_ns();
@@ -696,7 +727,7 @@ static void n3t_slice_work(struct work_struct *work)
 	unsigned int pct = READ_ONCE(n3t_cfg.yield_pct);
 	unsigned int slot = pc->slot + 1, turn = pc->turn, next;
 	u64 t0 = local_clock(), cost;
-	bool rest = false, aside;
+	bool rest = false, aside, flip = pc->flip;
 
 	if (unlikely(!n3t_cpu_wanted(pc->cpu))) {
 		n3t_retire(pc);
@@ -724,9 +755,10 @@ static void n3t_slice_work(struct work_struct *work)
 	if (slot == pc->nr_slots) {
 		slot = 0;
 		turn = n3t_next_turn(pc, turn);
+		flip = n3t_next_flip(pc, flip);
 		rest = pct;
 	}
-	next = n3t_slot_set(pc, slot, turn);
+	next = n3t_slot_set(pc, slot, turn, flip);
 	aside = n3t_end_slice(pc, rest ? N3T_NO_SET : next, true);
 	n3t_test_delay(N3T_HOOK_SWITCH);
 	if (!slot) {
@@ -748,6 +780,7 @@ static void n3t_slice_work(struct work_struct *work)
 		pc->resumed = false;
 	}
 	pc->turn = turn;
+	pc->flip = flip;
 	if (aside) {
 		/* nothing counts: the next run ends the interval */
 		pc->slot = pc->nr_slots - 1;
@@ -919,7 +952,7 @@ static int n3t_cpu_online(unsigned int cpu)
 	pc->turn = per_cpu_ptr(n3t_base, cpu)->turn;
 	if (pc->nr_sets > pc->nr_every)
 		pc->turn %= pc->nr_sets - pc->nr_every;
-	pc->active = n3t_slot_set(pc, 0, pc->turn);
+	pc->active = n3t_slot_set(pc, 0, pc->turn, pc->flip);
 	seqcount_init(&pc->pub_lock);
 	INIT_DEFERRABLE_WORK(&pc->work, n3t_slice_work);
 	ret = n3t_cpu_create_events(pc);

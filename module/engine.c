@@ -338,7 +338,8 @@ static unsigned int n3t_set_cost(const struct n3t_plan *plan, const unsigned lon
 
 /*
  * Place one unit (a whole group, or a single metric) into the set where it
- * adds the fewest events; open a new set if it fits nowhere.
+ * adds the fewest events; open a new set if it fits nowhere.  The sets of
+ * the first group (0 .. nr_every - 1, once it is placed) take nothing else.
  */
 static void n3t_place(struct n3t_plan *plan, const unsigned long *events,
 		      const unsigned long *metrics)
@@ -347,7 +348,7 @@ static void n3t_place(struct n3t_plan *plan, const unsigned long *events,
 	unsigned int i, best = plan->nr_sets, best_add = ~0U, m;
 	unsigned int have = bitmap_weight(events, N3T_MAX_EVENTS);
 
-	for (i = 0; i < plan->nr_sets; i++) {
+	for (i = plan->nr_every; i < plan->nr_sets; i++) {
 		unsigned int add;
 
 		bitmap_or(merged, plan->set[i].events, events, N3T_MAX_EVENTS);
@@ -385,7 +386,10 @@ static void n3t_place(struct n3t_plan *plan, const unsigned long *events,
  * new events (first such set on ties), so the result is deterministic.  A
  * metric whose events do not fit even alone is marked unschedulable; it is
  * never split across sets.  The first selected group is placed first, so
- * the sets opened for it are the first ones (@plan->nr_every).
+ * the sets opened for it are the first ones (@plan->nr_every), and they
+ * hold nothing else: they count in every interval (the rotating schedule),
+ * so the fewer their events, the less the module holds of the PMU most of
+ * the time, and the less a switch between them costs.
  *
  * Return: 0; -ENOSPC when no selected metric fits in @capacity (the plan
  * then has no set); -EINVAL for bad arguments.
@@ -397,6 +401,7 @@ int n3t_pack(const struct n3t_model *model, u32 groups, unsigned int capacity,
 	DECLARE_BITMAP(metrics, N3T_MAX_METRICS);
 	DECLARE_BITMAP(one, N3T_MAX_METRICS);
 	unsigned int g, i;
+	bool first = true;
 
 	if (capacity < 1 || capacity > N3T_MAX_CAPACITY || (groups & ~N3T_ALL_GROUPS(model)))
 		return -EINVAL;
@@ -414,6 +419,11 @@ int n3t_pack(const struct n3t_model *model, u32 groups, unsigned int capacity,
 
 		if (!(groups & BIT(g)))
 			continue;
+		/* the sets opened so far are the first group's: closed */
+		if (first)
+			first = false;
+		else if (!plan->nr_every)
+			plan->nr_every = plan->nr_sets;
 		bitmap_zero(events, N3T_MAX_EVENTS);
 		bitmap_zero(metrics, N3T_MAX_METRICS);
 		for (i = 0; i < grp->nr; i++) {
@@ -447,12 +457,13 @@ int n3t_pack(const struct n3t_model *model, u32 groups, unsigned int capacity,
 		}
 	}
 	/* the first selected group's sets are the first ones: it was placed first */
+	plan->nr_every = 0;
 	for (g = 0; g < model->nr_groups && !(groups & BIT(g)); g++)
 		;
 	for (i = 0; g < model->nr_groups && i < model->groups[g].nr; i++) {
 		int s = plan->metric_set[model->groups[g].metrics[i]];
 
-		if (s >= plan->nr_every)
+		if (s >= (int)plan->nr_every)
 			plan->nr_every = s + 1;
 	}
 	return plan->nr_sets ? 0 : -ENOSPC;

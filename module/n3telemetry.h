@@ -174,6 +174,8 @@ struct n3t_cpu_set {
  * @every: intervals from one rotating slice to the next: the largest
  *	that counts every set within N3T_FRESH_MS (at least 1)
  * @phase: intervals until the next that rotates (0: the one under way)
+ * @flip: the interval under way takes the sets of every interval in
+ *	reverse order (n3t_slot_set())
  * @slot: the slice under way, 0 .. @nr_slots - 1
  * @turn: intervals since the rotation began (continues the CPU's
  *	struct n3t_base's): the set in rotation this interval is
@@ -197,8 +199,9 @@ struct n3t_cpu_set {
  *	interval with nothing counted; the state is freed, without running
  *	anything on the CPU, by the isolation check or a teardown
  * @aside_wait: intervals until the next look while @aside
- * @aside_backoff: @aside_wait after the next step aside: 1, doubled up to
- *	N3T_ASIDE_WAIT_MAX while the CPU keeps being pushed out straight
+ * @aside_backoff: @aside_wait after the next step aside or look: 1,
+ *	doubled up to N3T_ASIDE_WAIT_MAX by each look that finds the
+ *	counters taken and each time the CPU is pushed out again straight
  *	after coming back (a user scheduled only while the sampler is not,
  *	such as a KVM vCPU thread)
  * @set: the sets (sampler only)
@@ -246,6 +249,7 @@ struct n3t_cpu {
 	unsigned int nr_slots;
 	unsigned int every;
 	unsigned int phase;
+	bool flip;
 	unsigned int slot;
 	unsigned int turn;
 	bool resting;

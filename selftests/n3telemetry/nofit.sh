@@ -25,6 +25,8 @@ counters0=$(cat $N3T/counters)
 inject 1 "$VEC_A"
 advance 1
 sl0=$(slices)
+data() { cat $N3T/cpu1/general $N3T/cpu1/ages $N3T/cpu1/status $N3T/cpu1/events | md5sum; }
+data0=$(data)
 expect_eq write-l1d-enospc ENOSPC "$(errno_of $N3T/groups 'l1d_cache')"
 expect_eq write-interval-erange ERANGE "$(errno_of $N3T/interval_ms '5')"
 expect_eq write-groups-einval EINVAL "$(errno_of $N3T/groups 'nosuchgroup')"
@@ -32,6 +34,15 @@ expect_eq write-unchanged "$before" "$(state)"
 expect_eq write-counters-unchanged "$counters0" "$(cat $N3T/counters)"
 expect_eq write-not-restarted "$sl0" "$(slices)"
 expect_eq write-still-collecting collecting "$(value $N3T/cpu1/status state)"
+# values, ages, seq, status and counts as they were
+expect_eq write-data-unchanged "$data0" "$(data)"
+# writing what is already there restarts nothing either
+expect_eq write-same-groups OK "$(errno_of $N3T/groups "$(cat $N3T/groups)")"
+expect_eq write-same-interval OK "$(errno_of $N3T/interval_ms "$(cat $N3T/interval_ms)")"
+expect_eq write-same-schedule OK "$(errno_of $N3T/schedule all)"
+expect_eq write-same-not-restarted "$sl0" "$(slices)"
+expect_eq write-same-data-unchanged "$data0" "$(data)"
+expect_eq write-same-unchanged "$before" "$(state)"
 scripted_slices 1 1 "$VEC_A"
 expect_eq write-interval-continues $((seq0 + 1)) "$(value $N3T/cpu1/status seq)"
 expect_eq write-interval-values "1.800" "$(value $N3T/cpu1/general ipc)"

@@ -9,7 +9,7 @@
 # kselftest runner does).  See lib.sh for N3T_MODDIR and N3T_TEST_MODDIR.
 cd "$(dirname "$0")" || exit 1
 case "$1" in
---smoke) tests="smoke.sh values.sh rest.sh hotplug.sh pause.sh nofit.sh snapconcur.sh" ;;
+--smoke) tests="smoke.sh values.sh rest.sh hotplug.sh pause.sh nofit.sh snapconcur.sh aside.sh lease.sh neighbour.sh" ;;
 --only) shift; tests="$*" ;;
 "") tests=$(cat tests.list) ;;
 *) echo "usage: $0 [--smoke | --only TEST...]" >&2; exit 2 ;;

@@ -152,4 +152,43 @@ rmmod n3telemetry 2> /dev/null
 check param-bad-refused sh -c "! insmod $N3T_KO force=1 pmu_type=\$(cat /sys/bus/event_source/devices/n3t_testpmu/type) schedule=every 2> /dev/null"
 check param-bad-not-loaded test ! -d $N3T
 rmmod n3t_testpmu
+
+# With the default spare counter N3's topdown level 1 (6 programmable
+# events and the cycle counter) is split over sets 0 and 1, both counted in
+# every interval; every other interval takes them in reverse order, so that
+# an interval starts with the set the one before ended with and no switch
+# falls on the boundary; a rotating slice goes between them.  With one
+# every second interval (test_every=2): [0 R 1], [1 0], [0 R 1], ...  Each
+# metric exact, from its own set's slice.
+# slice CPU VECTOR: that CPU's next slice, given VECTOR
+slice() { inject "$1" "$2"; advance "$1"; }
+TP_SPARE= tp_setup 6 schedule=rotate test_every=2 || exit 1
+expect_eq split-sets 8 "$(wc -l < $N3T/sets)"
+check split-l1-set0 sh -c "sed -n 1p $N3T/sets | grep -q STALL_SLOT_FRONTEND"
+check split-l1-set1 sh -c "sed -n 2p $N3T/sets | grep -q OP_RETIRED"
+expect_eq split-first-interval-rotates 3 "$NSETS"
+# interval 2: no rotating slice, sets 1 then 0
+slice 1 "$VEC_A"
+slice 1 "$VEC_B"
+expect_eq split-i2-two-slices 2 "$(st $N3T/cpu1 sets_per_interval)"
+expect_eq split-i2-set1-first "$(want "$VEC_A" retiring)" "$(value $N3T/cpu1/topdown_l1 retiring)"
+expect_eq split-i2-set0-second "$(want "$VEC_B" frontend_bound)" \
+	"$(value $N3T/cpu1/topdown_l1 frontend_bound)"
+# interval 3: set 0, the rotating one, set 1
+slice 1 "$VEC_A"
+slice 1 "$VEC_A"
+slice 1 "$VEC_B"
+expect_eq split-i3-three-slices 3 "$(st $N3T/cpu1 sets_per_interval)"
+expect_eq split-i3-set0-first "$(want "$VEC_A" frontend_bound)" \
+	"$(value $N3T/cpu1/topdown_l1 frontend_bound)"
+expect_eq split-i3-set1-second "$(want "$VEC_B" retiring)" "$(value $N3T/cpu1/topdown_l1 retiring)"
+# interval 4: sets 1, 0 again
+slice 1 "$VEC_B"
+slice 1 "$VEC_A"
+expect_eq split-i4-set1-first "$(want "$VEC_B" bad_speculation)" \
+	"$(value $N3T/cpu1/topdown_l1 bad_speculation)"
+expect_eq split-i4-set0-second "$(want "$VEC_A" backend_bound)" \
+	"$(value $N3T/cpu1/topdown_l1 backend_bound)"
+expect_eq split-i4-l1-fresh "$(st $N3T/cpu1 seq)" "$(ages_seq $N3T/cpu1 topdown_l1)"
+tp_teardown
 ktap_finish

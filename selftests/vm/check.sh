@@ -266,7 +266,7 @@ else
 	record SKIP "detect-backports: bookworm-backports' QEMU unavailable (see $out/qemu-backports.log); detection tested on ${bq_list:-no model} only"
 fi
 
-step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug; QEMU's PMU shared with other perf users and a KVM guest"
+step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug, stepping aside, leases; QEMU's PMU shared with other perf users and a KVM guest"
 ddir=$("$vmdir/distro-kernel.sh" | tail -1)
 m61=$out/6.1
 log=$out/build-6.1.log
