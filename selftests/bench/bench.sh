@@ -25,8 +25,9 @@
 # runs' window), N3T_BENCH_REPS=2 (the scaling runs' too),
 # N3T_BENCH_CONFIGS (the 1 vCPU boot's configurations, guest.sh; the
 # default leaves out perf-all-grouped, perf-all-flat and ne-15s-wget),
-# N3T_BENCH_PP_ROUNDS=20000 and N3T_BENCH_PP_REPS=3 (the context-switch
-# benchmark's round trips a run, and runs), N3T_BENCH_BPO=1 (0: no perf-call
+# N3T_BENCH_PP (the context-switch benchmark's configurations, guest.sh),
+# N3T_BENCH_PP_ROUNDS=20000 and N3T_BENCH_PP_REPS=2 (its round trips a
+# run, and runs), N3T_BENCH_BPO=1 (0: no perf-call
 # prices on the backports kernel), N3T_BENCH_JOBS=$(nproc), N3T_BENCH_ARGS
 # (kernel arguments for every boot, e.g. n3t.events=1: guest.sh).  Results:
 # build/bench/ (the smoke: build/bench-smoke/).
@@ -107,7 +108,7 @@ if [ $mode = smoke ]; then
 	boot smoke 1 900 n3t.configs=idle,mod-default \
 		n3t.once=mod-old,mod-sched-all,mod-1set,mod-10s,mod-100ms,mod-all,perf-grouped,ne-1s \
 		n3t.secs=2 n3t.settle=1.2 n3t.reps=2 n3t.short=1 n3t.perfcost=1 \
-		n3t.pp=pp-none,pp-default,pp-all,pp-old n3t.pprounds=2000 n3t.ppreps=1
+		n3t.pp=pp-none,pp-default,pp-all,pp-old,pp-hold n3t.pprounds=2000 n3t.ppreps=1 n3t.ppbursts=4 n3t.ppgap=200
 	python3 "$here/table.py" --smoke "$out/smoke.log"
 	echo "== smoke done in $(( $(date +%s) - t0 ))s"
 	exit 0
@@ -150,8 +151,9 @@ for n in ${N3T_BENCH_SCALE-1 4 16 64}; do
 done
 # other users' context switches: a task with a pinned event ping-ponging
 # with one without, on one CPU, beside no module, the default, all groups
-# and the design before (guest.sh, pingpong.c)
-specs+=("pingpong 1 n3t.configs= n3t.settle=1.5 n3t.pp=pp-none,pp-default,pp-all,pp-old,pp-old-all n3t.pprounds=${N3T_BENCH_PP_ROUNDS:-20000} n3t.ppreps=${N3T_BENCH_PP_REPS:-3}")
+# and the design before: the old default, and its lists with a counter
+# spare (guest.sh, pingpong.c)
+specs+=("pingpong 1 n3t.configs= n3t.settle=1.5 n3t.pp=${N3T_BENCH_PP:-pp-none,pp-default,pp-all,pp-old,pp-old-all,pp-hold,pp-hold-all} n3t.pprounds=${N3T_BENCH_PP_ROUNDS:-20000} n3t.ppreps=${N3T_BENCH_PP_REPS:-2}")
 # where the sampler's instructions go: function graph below n3t_slice_work
 # and what each perf call it makes costs on this kernel (perfcost/)
 specs+=("profile 1 n3t.configs= n3t.settle=1.5 n3t.profile=1 n3t.perfcost=1")

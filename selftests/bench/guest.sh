@@ -11,12 +11,13 @@
 # n3t.pdepths=1,2,3 for the profile) n3t.events=0|1 (count the kernel's
 # scheduler, timer, interrupt and work-item events in every run, "BENCH ev"
 # lines: tracing costs work, so not for the figures) n3t.pp=a,b,...
-# n3t.pprounds=N n3t.ppreps=N (the context-switch benchmark, pingpong.c)
+# n3t.pprounds=N n3t.ppreps=N n3t.ppbursts=N n3t.ppgap=MS (the
+# context-switch benchmark, pingpong.c: its round trips in N bursts MS apart)
 # n3t.short=1 (every window n3t.secs long, the smoke test's).
 # Configurations: idle idle-20s mod-default mod-old mod-spare0 mod-sched-all
 # mod-all mod-100ms mod-10s mod-1set perf-grouped perf-flat perf-all-grouped
 # perf-all-flat ne-15s ne-1s ne-15s-wget; the context-switch benchmark's:
-# pp-none pp-default pp-all pp-old pp-old-all.
+# pp-none pp-default pp-all pp-old pp-old-all pp-hold pp-hold-all.
 #
 # The module is a test build (N3T_TESTS=y) loaded with test_all_events=1 on
 # the CPU PMU: every event of the selected groups takes a counter, as on an
@@ -41,7 +42,7 @@ DBG=/sys/kernel/debug/n3telemetry
 KO=/lib/n3t/n3telemetry.ko
 
 configs=idle,mod-default once='' events=0 secs=5 settle=1.5 reps=2 reads=0 profile=0 perfcost=0
-pp='' pprounds=20000 ppreps=2 short=0
+pp='' pprounds=20000 ppreps=2 ppbursts=40 ppgap=500 short=0
 pfn=n3t_slice_work pdepths="1 2 3"
 # shellcheck disable=SC2013
 for a in $(cat /proc/cmdline); do
@@ -61,6 +62,8 @@ for a in $(cat /proc/cmdline); do
 	n3t.short=*) short=${a#n3t.short=} ;;
 	n3t.pprounds=*) pprounds=${a#n3t.pprounds=} ;;
 	n3t.ppreps=*) ppreps=${a#n3t.ppreps=} ;;
+	n3t.ppbursts=*) ppbursts=${a#n3t.ppbursts=} ;;
+	n3t.ppgap=*) ppgap=${a#n3t.ppgap=} ;;
 	esac
 done
 ncpu=$(nproc)
@@ -320,12 +323,21 @@ run() {	# run CONFIG REP
 }
 
 # Other users' context switches (pingpong.c): two processes on CPU 0 pass
-# a byte back and forth $pprounds times, the timing one holding one pinned
+# a byte back and forth $pprounds times, in $ppbursts bursts $ppgap ms apart
+# (40 x 0.5 s: every set of the module's rotation, 12 s with the default
+# groups, 18 s with all, has its share of the bursts; the cost of a
+# sched-in depends on the set that counts), the timing one holding one pinned
 # task event of its own (raw 0x08 on the CPU PMU, as KVM's vPMU creates
 # them; "ev") or none ("noev"), beside no module, its default groups, all
-# groups, and the design before (mod-old's parameters).  Guest ns per round
-# trip are instructions (-icount); one "BENCH pp CFG REP ev|noev rounds N ns
-# T per_round P count C enabled E running R" line per run.
+# groups, the old default (mod-old's parameters) and the old lists without
+# the contention (pp-hold: every set's events held as before, but a counter
+# left spare, so that the task's event does not push the module's set off
+# the PMU and the module does not step aside).  Guest ns per round trip are
+# instructions (-icount); one "BENCH pp CFG REP ev|noev rounds N ns T
+# per_round P count C enabled E running R" line per run, and with the
+# module one "BENCH ppmod CFG REP ev|noev runs S asides A looks L" line: the
+# sampler's runs, step-asides and looks during it (a module that stepped
+# aside holds nothing, and costs a sched-in nothing).
 pingpongs() {
 	r=1
 	while [ $r -le "$ppreps" ]; do
@@ -336,6 +348,8 @@ pingpongs() {
 			pp-all) mod_load groups=all ;;
 			pp-old) mod_load $OLDARGS ;;
 			pp-old-all) mod_load $OLDARGS groups=all ;;
+			pp-hold) mod_load $OLDARGS spare=1 ;;
+			pp-hold-all) mod_load $OLDARGS spare=1 groups=all ;;
 			*) echo "BENCH error unknown configuration $cfg"; continue ;;
 			esac || { echo "BENCH error $cfg did not start"; continue; }
 			[ $cfg != pp-none ] && live "$cfg" "$r"
@@ -343,9 +357,16 @@ pingpongs() {
 			t=$(spin now)
 			spin $((t + 100000000)) "$settle" > /dev/null
 			for m in ev noev; do
-				o=$(pingpong "$pprounds" $m ${pmu:-4} 0x08) ||
+				[ $cfg != pp-none ] && c0=$(awk '{ for (i = 2; i < NF; i += 2) v[$i] += $(i + 1) }
+					END { print v["slices"] + 0, v["asides"] + 0, v["looks"] + 0 }' $DBG/cost)
+				o=$(pingpong "$pprounds" $m ${pmu:-4} 0x08 "$ppbursts" "$ppgap") ||
 					echo "BENCH error pingpong $cfg $m failed"
 				echo "BENCH pp $cfg $r $m $o"
+				[ $cfg != pp-none ] && awk -v c0="$c0" -v p="BENCH ppmod $cfg $r $m" '
+					{ for (i = 2; i < NF; i += 2) v[$i] += $(i + 1) }
+					END { split(c0, a, " ")
+					      print p, "runs", v["slices"] - a[1], "asides", v["asides"] - a[2],
+						    "looks", v["looks"] - a[3] }' $DBG/cost
 			done
 			[ $cfg != pp-none ] && mod_unload
 		done

@@ -3,10 +3,15 @@
  * pingpong: other perf users' context switches beside the module, for make
  * bench (issue 27 item 3).
  *
- *   pingpong ROUNDS ev|noev [PMU_TYPE [CONFIG]]
+ *   pingpong ROUNDS ev|noev [PMU_TYPE [CONFIG [BURSTS GAP_MS]]]
  *
  * Two processes pinned to CPU 0 pass one byte back and forth over two pipes:
- * ROUNDS round trips, timed on CLOCK_MONOTONIC after 1000 untimed ones.
+ * ROUNDS round trips, timed on CLOCK_MONOTONIC after 1000 untimed ones, in
+ * BURSTS bursts (default 1) GAP_MS apart (the timing process sleeps
+ * between them, untimed, then runs 100 untimed round trips, in which the
+ * work that fell due meanwhile runs): spread over the module's rotation,
+ * the bursts see each of its sets in turn, as a long run would, at the
+ * cost of a short one (under -icount an idle guest's time passes at once).
  * Every round trip is two context switches: the one process in, then the
  * other.  With "ev" the timing process holds one counting event of its own,
  * a task event (pid 0, any CPU) pinned as KVM's vPMU creates its guest's
@@ -16,7 +21,7 @@
  * guest instruction, so the difference per round trip between two runs is
  * the instructions one sched-in (and sched-out) of the task with the event
  * costs more.  One line on stdout:
- *   "rounds N ns T per_round P count C enabled E running R"
+ *   "rounds N ns T per_round P count C enabled E running R bursts B"
  * (count and times of the event: running equals enabled when it counted the
  * whole time; 0 without an event).
  */
@@ -33,6 +38,7 @@
 #include <unistd.h>
 
 #define WARMUP	1000
+#define LEAD_IN	100	/* untimed round trips after each gap */
 
 static uint64_t now_ns(void)
 {
@@ -66,16 +72,23 @@ static int xfer(int in, int out, char *c)
 int main(int argc, char **argv)
 {
 	struct perf_event_attr attr;
-	uint64_t rounds, i, t0, t1, val[3] = { 0, 0, 0 };
+	uint64_t rounds, i, ns = 0, t0, val[3] = { 0, 0, 0 };
+	unsigned long bursts = 1, gap_ms = 0, k;
 	int ab[2], ba[2], ev = -1, st;
 	char c = 'x';
 	pid_t p;
 
 	if (argc < 3 || (strcmp(argv[2], "ev") && strcmp(argv[2], "noev"))) {
-		fprintf(stderr, "usage: pingpong ROUNDS ev|noev [PMU_TYPE [CONFIG]]\n");
+		fprintf(stderr, "usage: pingpong ROUNDS ev|noev [PMU_TYPE [CONFIG [BURSTS GAP_MS]]]\n");
 		return 2;
 	}
 	rounds = strtoull(argv[1], NULL, 0);
+	if (argc > 6) {
+		bursts = strtoul(argv[5], NULL, 0);
+		gap_ms = strtoul(argv[6], NULL, 0);
+		if (!bursts)
+			bursts = 1;
+	}
 	pin0();
 	if (pipe(ab) || pipe(ba)) {
 		perror("pipe");
@@ -112,11 +125,24 @@ int main(int argc, char **argv)
 	for (i = 0; i < WARMUP; i++)
 		if (xfer(ba[0], ab[1], &c))
 			goto broken;
-	t0 = now_ns();
-	for (i = 0; i < rounds; i++)
-		if (xfer(ba[0], ab[1], &c))
-			goto broken;
-	t1 = now_ns();
+	for (k = 0; k < bursts; k++) {
+		uint64_t n = rounds / bursts + (k < rounds % bursts);
+
+		if (k && gap_ms) {
+			struct timespec gap = { gap_ms / 1000, (gap_ms % 1000) * 1000000L };
+
+			nanosleep(&gap, NULL);
+			/* untimed: the work that fell due while asleep runs first */
+			for (i = 0; i < LEAD_IN; i++)
+				if (xfer(ba[0], ab[1], &c))
+					goto broken;
+		}
+		t0 = now_ns();
+		for (i = 0; i < n; i++)
+			if (xfer(ba[0], ab[1], &c))
+				goto broken;
+		ns += now_ns() - t0;
+	}
 	if (ev >= 0 && read(ev, val, sizeof(val)) != sizeof(val)) {
 		perror("read");
 		return 1;
@@ -124,11 +150,11 @@ int main(int argc, char **argv)
 	close(ab[1]);
 	if (waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st))
 		return 1;
-	printf("rounds %llu ns %llu per_round %llu count %llu enabled %llu running %llu\n",
-	       (unsigned long long)rounds, (unsigned long long)(t1 - t0),
-	       (unsigned long long)(rounds ? (t1 - t0) / rounds : 0),
+	printf("rounds %llu ns %llu per_round %llu count %llu enabled %llu running %llu bursts %lu\n",
+	       (unsigned long long)rounds, (unsigned long long)ns,
+	       (unsigned long long)(rounds ? ns / rounds : 0),
 	       (unsigned long long)val[0], (unsigned long long)val[1],
-	       (unsigned long long)val[2]);
+	       (unsigned long long)val[2], bursts);
 	return 0;
 broken:
 	fprintf(stderr, "pingpong: the pipe broke\n");
