@@ -619,10 +619,11 @@ def perfcost_table(b, plan, sampler, out):
     now = plan_cost(sets, list(range(len(sets))), price)
     nev = len(set().union(*sets))
     members = sum(len(s) for s in sets)
-    line = (f'  default plan ({len(sets)} sets, {nev} events, {members} members): its switch at '
-            f'these prices {fmt(now)} per slice')
+    line = (f'  default plan ({len(sets)} sets, {nev} events, {members} members): a switch from '
+            f'each set to the next at these prices {fmt(now)}')
     if sampler:
-        line += f' (the sampler measured {fmt(sampler)})'
+        line += (f' (the sampler measured {fmt(sampler)} a run, a run being a switch or an '
+                 'interval\'s end without one)')
     out.append(line)
     if len(sets) <= 8:
         import itertools
