@@ -6,19 +6,31 @@
 # qemu-system-aarch64 -icount shift=0,sleep=off (one guest instruction per
 # guest ns, whatever the host does).  See README, "Cost".
 #
-#   bench.sh            the full matrix (1, 4, 16 vCPUs; scaling to 64)
+#   bench.sh            the full matrix (1, 4, 16 vCPUs; scaling to 64; the
+#                       context-switch benchmark at 1 vCPU)
 #   bench.sh --smoke    1 vCPU, 2 s runs: idle and the module's default twice,
-#                       schedule=all, perf stat grouped and node_exporter (the
-#                       persistent client) once, and the perf-call probe:
+#                       every other module row, perf stat grouped and
+#                       node_exporter (the persistent client) once, a short
+#                       context-switch benchmark, and the perf-call probe:
 #                       checks the harness yields a complete table, targets
 #                       reported, never asserted (make check runs it)
 #
-# Environment: N3T_BENCH_CPUS="1 4 16", N3T_BENCH_SCALE="1 4 16 64",
-# N3T_BENCH_SECS=5, N3T_BENCH_SCALE_SECS=10 (the scaling runs' window: 20
-# slices a CPU with the default), N3T_BENCH_REPS=2 (the scaling runs' too),
-# N3T_BENCH_JOBS=$(nproc), N3T_BENCH_ARGS (kernel arguments for every boot,
-# e.g. n3t.events=1: guest.sh).  Results: build/bench/ (the smoke:
-# build/bench-smoke/).
+# The module is a test build (N3T_TESTS=y) loaded with test_all_events=1, so
+# that every event of the selected groups takes a counter as on an N3
+# (guest.sh); a row with fewer live events than its groups need is a BENCH
+# error, and the table, and so make bench, fail.
+#
+# Environment: N3T_BENCH_CPUS="1 4 16", N3T_BENCH_SCALE="1 4 16 64" (empty:
+# no scaling boots), N3T_BENCH_SECS=5, N3T_BENCH_SCALE_SECS=20 (the scaling
+# runs' window), N3T_BENCH_REPS=2 (the scaling runs' too),
+# N3T_BENCH_CONFIGS (the 1 vCPU boot's configurations, guest.sh; the
+# default leaves out perf-all-grouped, perf-all-flat and ne-15s-wget),
+# N3T_BENCH_PP (the context-switch benchmark's configurations, guest.sh),
+# N3T_BENCH_PP_ROUNDS=20000 and N3T_BENCH_PP_REPS=2 (its round trips a
+# run, and runs), N3T_BENCH_BPO=1 (0: no perf-call
+# prices on the backports kernel), N3T_BENCH_JOBS=$(nproc), N3T_BENCH_ARGS
+# (kernel arguments for every boot, e.g. n3t.events=1: guest.sh).  Results:
+# build/bench/ (the smoke: build/bench-smoke/).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,13 +52,15 @@ step "Debian 12 arm64 6.1 kernel"
 ddir=$("$top/selftests/vm/distro-kernel.sh" | tail -1)
 export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 
-step "module (production build, no test hooks) and the perf-call probe against $(basename "$ddir")"
+step "module (test build: test_all_events=) and the perf-call probe against $(basename "$ddir")"
 src=$out/src
 rm -rf "$src" && mkdir -p "$src"
 (cd "$top" && git ls-files -co --exclude-standard -z 2>/dev/null |
 	rsync -a --from0 --files-from=- "$top/" "$src/") ||
 	rsync -a --exclude build --exclude .git "$top/" "$src/"
-make -s -C "$ddir/kdir" M="$src" modules > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
+# the module's directory alone: N3T_TESTS=y at the top would add the test PMU
+make -s -C "$ddir/kdir" M="$src/module" N3T_TESTS=y modules > "$out/build.log" 2>&1 ||
+	{ cat "$out/build.log"; exit 1; }
 make -s -C "$ddir/kdir" M="$src/selftests/bench/perfcost" modules >> "$out/build.log" 2>&1 ||
 	{ cat "$out/build.log"; exit 1; }
 rm -rf "$out/mod" && mkdir -p "$out/mod"
@@ -60,6 +74,7 @@ rm -rf "$ov" && mkdir -p "$ov/bin" "$ov/bench"
 cp -a "$gdeps/root/." "$ov/"
 aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -o "$ov/bin/spin" "$here/spin.c"
 aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -o "$ov/bin/scrape" "$here/scrape.c"
+aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -o "$ov/bin/pingpong" "$here/pingpong.c"
 cp "$src/tools/n3tel/n3tel-arm64" "$ov/bin/n3tel"
 cp "$here/guest.sh" "$ov/bench/"
 for a in wget ifconfig; do ln -s busybox "$ov/bin/$a"; done
@@ -89,9 +104,11 @@ secs=${N3T_BENCH_SECS:-5}
 reps=${N3T_BENCH_REPS:-2}
 jobs=${N3T_BENCH_JOBS:-$(nproc)}
 if [ $mode = smoke ]; then
-	step "smoke: 1 vCPU, idle, module default and schedule=all, perf stat, node_exporter, 2 s runs"
-	boot smoke 1 600 n3t.configs=idle,mod-default n3t.once=mod-sched-all,perf-grouped,ne-1s \
-		n3t.secs=2 n3t.settle=1.2 n3t.reps=2 n3t.perfcost=1
+	step "smoke: 1 vCPU, idle, every module row, perf stat, node_exporter, context switches, 2 s runs"
+	boot smoke 1 900 n3t.configs=idle,mod-default \
+		n3t.once=mod-old,mod-sched-all,mod-1set,mod-10s,mod-100ms,mod-all,perf-grouped,ne-1s \
+		n3t.secs=2 n3t.settle=1.2 n3t.reps=2 n3t.short=1 n3t.perfcost=1 \
+		n3t.pp=pp-none,pp-default,pp-all,pp-old,pp-hold n3t.pprounds=2000 n3t.ppreps=1 n3t.ppbursts=4 n3t.ppgap=200
 	python3 "$here/table.py" --smoke "$out/smoke.log"
 	echo "== smoke done in $(( $(date +%s) - t0 ))s"
 	exit 0
@@ -100,7 +117,7 @@ fi
 # The perf calls' prices on Debian 12's backports kernel too (6.12), to see
 # whether a newer perf core changes them: the probe alone, built against its
 # headers, on the same initramfs.
-if bdir=$("$here/bpo-kernel.sh" | tail -1); then
+if [ "${N3T_BENCH_BPO:-1}" != 0 ] && bdir=$("$here/bpo-kernel.sh" | tail -1); then
 	bsrc=$out/perfcost-bpo
 	rm -rf "$bsrc" && cp -r "$src/selftests/bench/perfcost" "$bsrc"
 	# no BTF for an out-of-tree probe: the headers come without pahole's vmlinux
@@ -118,19 +135,25 @@ fi
 # Every boot is independent (the guest's clock is its instruction count):
 # run up to $jobs at a time.
 step "boots, $jobs at a time"
-all=idle,idle-20s,mod-default,mod-yield0,mod-sched-all,mod-all,mod-100ms,mod-10s,mod-1set,perf-grouped,perf-flat,perf-all-grouped,perf-all-flat,ne-15s,ne-1s,ne-15s-wget
-few=idle,mod-default,mod-sched-all,mod-all,mod-100ms,perf-grouped,perf-flat,ne-15s,ne-1s
+all=${N3T_BENCH_CONFIGS:-idle,idle-20s,mod-default,mod-old,mod-spare0,mod-sched-all,mod-all,mod-100ms,mod-10s,mod-1set,perf-grouped,perf-flat,ne-15s,ne-1s}
+few=idle,idle-20s,mod-default,mod-old,mod-sched-all,mod-all,mod-100ms,perf-grouped,perf-flat,ne-15s,ne-1s
 specs=()
-for n in ${N3T_BENCH_CPUS:-1 4 16}; do
+for n in ${N3T_BENCH_CPUS-1 4 16}; do
 	c=$few
 	[ "$n" = 1 ] && c=$all
 	specs+=("cost-$n $n n3t.configs=$c n3t.secs=$secs n3t.settle=1.5 n3t.reps=$reps")
 done
-for n in ${N3T_BENCH_SCALE:-1 4 16 64}; do
+for n in ${N3T_BENCH_SCALE-1 4 16 64}; do
 	r=0
 	case $n in 4|64) r=1 ;; esac
-	specs+=("scale-$n $n n3t.configs=idle,mod-default n3t.secs=${N3T_BENCH_SCALE_SECS:-10} n3t.settle=1.5 n3t.reps=$reps n3t.reads=$r")
+	# the default's window is 20 s (a whole rotation): against idle runs as long
+	specs+=("scale-$n $n n3t.configs=idle-20s,mod-default n3t.secs=${N3T_BENCH_SCALE_SECS:-20} n3t.settle=1.5 n3t.reps=$reps n3t.reads=$r")
 done
+# other users' context switches: a task with a pinned event ping-ponging
+# with one without, on one CPU, beside no module, the default, all groups
+# and the design before: the old default, and its lists with a counter
+# spare (guest.sh, pingpong.c)
+specs+=("pingpong 1 n3t.configs= n3t.settle=1.5 n3t.pp=${N3T_BENCH_PP:-pp-none,pp-default,pp-all,pp-old,pp-old-all,pp-hold,pp-hold-all} n3t.pprounds=${N3T_BENCH_PP_ROUNDS:-20000} n3t.ppreps=${N3T_BENCH_PP_REPS:-2}")
 # where the sampler's instructions go: function graph below n3t_slice_work
 # and what each perf call it makes costs on this kernel (perfcost/)
 specs+=("profile 1 n3t.configs= n3t.settle=1.5 n3t.profile=1 n3t.perfcost=1")
@@ -166,7 +189,10 @@ for p in "${pids[@]}"; do wait "$p" || fail=1; done
 [ $fail = 0 ] || echo "== some boots failed; the table shows what there is"
 
 step "table"
+# a BENCH error (fewer events live than the groups need, a peer that
+# failed) fails the table, and make bench, after it is printed
 python3 "$here/table.py" --kernel "Debian $(basename "$ddir" | sed 's/^distro-//')" \
-	"${logs[@]}" "${tlogs[@]}" |
-	tee "$out/table.txt"
+	"${logs[@]}" "${tlogs[@]}" > "$out/table.txt" || fail=2
+cat "$out/table.txt"
+[ $fail != 2 ] || { echo "== bench FAILED: BENCH errors (end of the table)"; exit 1; }
 echo "== bench done in $(( $(date +%s) - t0 ))s; table in $out/table.txt"

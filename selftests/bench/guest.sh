@@ -10,15 +10,28 @@
 # n3t.reps=N n3t.reads=0|1 n3t.profile=0|1 n3t.perfcost=0|1 (n3t.pfn=FUNCTION
 # n3t.pdepths=1,2,3 for the profile) n3t.events=0|1 (count the kernel's
 # scheduler, timer, interrupt and work-item events in every run, "BENCH ev"
-# lines: tracing costs work, so not for the figures).  Configurations: idle idle-20s
-# mod-default mod-yield0 mod-sched-all mod-all mod-100ms mod-10s mod-1set perf-grouped
-# perf-flat perf-all-grouped perf-all-flat ne-15s ne-1s ne-15s-wget.
+# lines: tracing costs work, so not for the figures) n3t.pp=a,b,...
+# n3t.pprounds=N n3t.ppreps=N n3t.ppbursts=N n3t.ppgap=MS (the
+# context-switch benchmark, pingpong.c: its round trips in N bursts MS apart)
+# n3t.short=1 (every window n3t.secs long, the smoke test's).
+# Configurations: idle idle-20s mod-default mod-old mod-spare0 mod-sched-all
+# mod-all mod-100ms mod-10s mod-1set perf-grouped perf-flat perf-all-grouped
+# perf-all-flat ne-15s ne-1s ne-15s-wget; the context-switch benchmark's:
+# pp-none pp-default pp-all pp-old pp-old-all pp-hold pp-hold-all.
 #
-# The module's rows load it with its defaults except what the row is about:
-# mod-sched-all passes schedule=all (every set every interval), which a
-# module without the parameter ignores with a warning (reported on a "BENCH
-# info schedule-param" line); every row says on its "BENCH sets" line which
-# schedule the module ran.  perf stat runs as a user would run it, human
+# The module is a test build (N3T_TESTS=y) loaded with test_all_events=1 on
+# the CPU PMU: every event of the selected groups takes a counter, as on an
+# N3, though QEMU's PMU counts most of them as zero.  Every module row says
+# how many events are live ("BENCH live": the sets' events less those the
+# load's log names as not implemented or rejected) and fails loudly ("BENCH
+# error") when fewer are live than the groups need.  The module's rows load
+# it with its defaults except what the row is about: mod-old is the design
+# before issues 27 and 28 at steady state (no counter left spare, a rest of
+# 10%, a rotating slice every interval, every set's events held in perf's
+# lists); mod-sched-all passes schedule=all (every set every interval),
+# which a module without the parameter ignores with a warning (reported on a
+# "BENCH info schedule-param" line); every row says on its "BENCH sets" line
+# which schedule the module ran.  perf stat runs as a user would run it, human
 # output to a file.  node_exporter is scraped by one persistent client
 # (scrape.c: one process, one keep-alive connection); ne-15s-wget is the
 # scraper of old, a wget and a sleep started every scrape.
@@ -29,6 +42,7 @@ DBG=/sys/kernel/debug/n3telemetry
 KO=/lib/n3t/n3telemetry.ko
 
 configs=idle,mod-default once='' events=0 secs=5 settle=1.5 reps=2 reads=0 profile=0 perfcost=0
+pp='' pprounds=20000 ppreps=2 ppbursts=40 ppgap=500 short=0
 pfn=n3t_slice_work pdepths="1 2 3"
 # shellcheck disable=SC2013
 for a in $(cat /proc/cmdline); do
@@ -44,24 +58,55 @@ for a in $(cat /proc/cmdline); do
 	n3t.pfn=*) pfn=${a#n3t.pfn=} ;;
 	n3t.pdepths=*) pdepths=$(echo "${a#n3t.pdepths=}" | tr , ' ') ;;
 	n3t.events=*) events=${a#n3t.events=} ;;
+	n3t.pp=*) pp=${a#n3t.pp=} ;;
+	n3t.short=*) short=${a#n3t.short=} ;;
+	n3t.pprounds=*) pprounds=${a#n3t.pprounds=} ;;
+	n3t.ppreps=*) ppreps=${a#n3t.ppreps=} ;;
+	n3t.ppbursts=*) ppbursts=${a#n3t.ppbursts=} ;;
+	n3t.ppgap=*) ppgap=${a#n3t.ppgap=} ;;
 	esac
 done
 ncpu=$(nproc)
 
-# The module on the CPU PMU by its own type number, so that it takes every
-# raw event as on an N3 (with the default, PERF_TYPE_RAW, it leaves out what
-# PMCEID says QEMU does not implement); force=1 for QEMU's CPU model.
+# The module on the CPU PMU by its own type number, with every event of its
+# table live (test_all_events=1, a test build's: QEMU's PMCEID lists few of
+# N3's events, and the module would leave the others without a counter);
+# force=1 for QEMU's CPU model.
 pmu=
 for d in /sys/bus/event_source/devices/armv8_pmuv3*; do
 	[ -r "$d/type" ] && pmu=$(cat "$d/type") && break
 done
-MODARGS="force=1 ${pmu:+pmu_type=$pmu}"
+MODARGS="force=1 test_all_events=1 ${pmu:+pmu_type=$pmu}"
+# the design before issues 27 and 28, at steady state
+OLDARGS="spare=0 yield_pct=10 test_every=1 test_hold_all=1"
 echo "BENCH info kernel $(uname -r) cpus $ncpu pmu_type ${pmu:-none} secs $secs settle $settle reps $reps"
 ifconfig lo 127.0.0.1 up 2>/dev/null
 
+# mod_load ARGS: the module, and in $rejected the events its load's log
+# names as not implemented or rejected (none with test_all_events=1)
 # shellcheck disable=SC2086
-mod_load() { insmod $KO $MODARGS "$@"; }
+mod_load() {
+	dl=$(dmesg | wc -l)
+	insmod $KO $MODARGS "$@" || return 1
+	rejected=$(dmesg | tail -n +$((dl + 1)) |
+		sed -n 's/.*events not implemented or rejected[^:]*: *//p' | tr '\n' ' ')
+}
 mod_unload() { rmmod n3telemetry; }
+
+# live CFG REP: "BENCH live CFG REP LIVE NEED": the distinct events of the
+# loaded module's sets (NEED), less those its load's log named (LIVE); a
+# BENCH error when any is missing, which fails the table and make bench
+live() {
+	awk -v p="BENCH live $1 $2" -v rej="$rejected" '
+		BEGIN { n = split(rej, r, " "); for (i = 1; i <= n; i++) bad[r[i]] = 1 }
+		{ for (i = 2; i <= NF; i++) ev[$i] = 1 }
+		END { for (e in ev) { need++; if (e in bad) miss = miss " " e; else ok++ }
+		      if ("..." in bad) miss = miss " (the log line was cut short)"
+		      print p, ok + 0, need + 0
+		      if (miss != "" || !need)
+			print "BENCH error " substr(p, 12) ": " ok + 0 " of " need + 0 \
+			      " events live, not implemented or rejected:" miss }' $N3T/sets
+}
 
 # perf -e lists: the module's sets, raw codes from its table (models/*/events)
 perf_events() {	# perf_events GROUPS grouped|flat
@@ -99,7 +144,8 @@ start() {	# start CONFIG
 	case "$1" in
 	idle|idle-20s) ;;
 	mod-default) mod_load ;;
-	mod-yield0) mod_load yield_pct=0 ;;
+	mod-old) mod_load $OLDARGS ;;
+	mod-spare0) mod_load spare=0 ;;
 	mod-sched-all) mod_load schedule=all ;;
 	mod-all) mod_load groups=all ;;
 	mod-100ms) mod_load interval_ms=100 ;;
@@ -157,15 +203,27 @@ schedule() {
 		cat /sys/module/n3telemetry/parameters/schedule 2>/dev/null || echo none
 }
 
-# per CPU: seq end_ns (status) and slices cost_ns (debugfs cost)
+# per CPU: seq end_ns (status), the sampler's runs and their ns (debugfs
+# cost: "cpuN name value ...", read by name), and its rests, looks, asides
+# and failed creations
 modstate() {
 	for d in "$N3T"/cpu[0-9]*; do
 		c=${d##*/cpu}
 		awk -v c="$c" '$1 == "seq" { s = $2 } $1 == "end_ns" { e = $2 }
 			END { print "ivl", c, s, e }' "$d/status"
 	done
-	# the slices: the sampler's runs less the rests' ends (yield_pct)
-	[ -r $DBG/cost ] && awk '{ print "cost", substr($1, 4), $3 - ($10 == "rests" ? $11 : 0), $5 }' $DBG/cost
+	[ -r $DBG/cost ] && awk '{ delete v; for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
+		c = substr($1, 4)
+		print "cost", c, v["slices"] + 0, v["total_ns"] + 0
+		print "more", c, v["rests"] + 0 " " v["looks"] + 0 " " v["asides"] + 0 " " v["create_failed"] + 0 }' $DBG/cost
+}
+
+# ages CFG REP: how old each group's values are on each CPU (cpuN/ages)
+ages() {
+	for d in "$N3T"/cpu[0-9]*; do
+		awk -v p="BENCH ages $1 $2 ${d##*/cpu}" '{ for (i = 2; i < NF; i += 2) v[$i] = $(i + 1)
+			print p, $1, v["age_ms"], v["seq"] }' "$d/ages"
+	done
 }
 
 # n3t.events=1: the kernel's events in each run (scheduler, timers,
@@ -211,10 +269,16 @@ ticks() {
 
 run() {	# run CONFIG REP
 	cfg=$1 rep=$2 w=$secs
-	# one scrape in the window, whatever its phase
-	case $cfg in ne-15s*) [ "$w" -lt 15 ] && w=15 ;; esac
-	# two whole intervals (14 slices), against as long an idle run
-	case $cfg in idle-20s|mod-10s) [ "$w" -lt 20 ] && w=20 ;; esac
+	# one scrape in the window, whatever its phase; two whole 10 s
+	# intervals, against as long an idle run (not in the smoke test,
+	# n3t.short=1)
+	[ "$short" = 1 ] || case $cfg in
+	ne-15s*) [ "$w" -lt 15 ] && w=15 ;;
+	idle-20s|mod-10s) [ "$w" -lt 20 ] && w=20 ;;
+	# the default's rotation (every group within 15 s) whole in the
+	# window, and its ages at the end a whole rotation's
+	mod-default|mod-spare0) [ "$w" -lt 20 ] && w=20 ;;
+	esac
 	start "$cfg" || { echo "BENCH error $cfg did not start"; return; }
 	# schedule= on a module without it: ignored with a warning (once a boot)
 	if [ "$cfg" = mod-sched-all ] && [ -z "$sched_said" ]; then
@@ -227,7 +291,8 @@ run() {	# run CONFIG REP
 	t=$(spin now)
 	spin $((t + 100000000)) "$settle" > /dev/null
 	nsets=0
-	[ -r $N3T/sets ] && nsets=$(grep -c . $N3T/sets) && t0=$(spin now) && modstate > /tmp/m0
+	[ -r $N3T/sets ] && nsets=$(grep -c . $N3T/sets) && live "$cfg" "$rep" &&
+		t0=$(spin now) && modstate > /tmp/m0
 	# start together, after every child is forked and pinned (pinning
 	# waits for each vCPU's round-robin turn)
 	[ "$events" = 1 ] && ev_on
@@ -241,15 +306,72 @@ run() {	# run CONFIG REP
 		echo "BENCH sets $cfg $rep $nsets $(cat $N3T/interval_ms) $(schedule)"
 		# the span of the two snapshots, for slices within the window
 		echo "BENCH span $cfg $rep $t0 $(spin now)"
-		# per CPU, before and after: intervals (seq, end_ns), sampler (slices, ns)
-		awk -v p="BENCH mod $cfg $rep" 'NR == FNR { a[$1 " " $2] = $3 " " $4; next }
-			{ print p, $1, $2, a[$1 " " $2], $3, $4 }' /tmp/m0 /tmp/m1
+		# per CPU, before and after: intervals (seq, end_ns), sampler
+		# (runs, ns); and the difference in rests, looks, asides, failures
+		awk -v p="BENCH mod $cfg $rep" 'NR == FNR { a[$1 " " $2] = $3 " " $4 " " $5 " " $6; next }
+			$1 != "more" { split(a[$1 " " $2], x, " "); print p, $1, $2, x[1], x[2], $3, $4 }
+			$1 == "more" { split(a[$1 " " $2], x, " ")
+				print "BENCH more " substr(p, 11), $2, "rests", $3 - x[1], "looks", $4 - x[2],
+				      "asides", $5 - x[3], "create_failed", $6 - x[4] }' /tmp/m0 /tmp/m1
+		ages "$cfg" "$rep"
 	fi
 	stop "$cfg"
 	sed "s/^/BENCH spin $cfg $rep /" /tmp/spin
 	# the window: its length in seconds, its start (CLOCK_MONOTONIC ns)
 	echo "BENCH window $cfg $rep $w $ws"
 	echo "BENCH ticks $cfg $rep $tk0 $tk1 $((k1 - k0))"
+}
+
+# Other users' context switches (pingpong.c): two processes on CPU 0 pass
+# a byte back and forth $pprounds times, in $ppbursts bursts $ppgap ms apart
+# (40 x 0.5 s: every set of the module's rotation, 12 s with the default
+# groups, 18 s with all, has its share of the bursts; the cost of a
+# sched-in depends on the set that counts), the timing one holding one pinned
+# task event of its own (raw 0x08 on the CPU PMU, as KVM's vPMU creates
+# them; "ev") or none ("noev"), beside no module, its default groups, all
+# groups, the old default (mod-old's parameters) and the old lists without
+# the contention (pp-hold: every set's events held as before, but a counter
+# left spare, so that the task's event does not push the module's set off
+# the PMU and the module does not step aside).  Guest ns per round trip are
+# instructions (-icount); one "BENCH pp CFG REP ev|noev rounds N ns T
+# per_round P count C enabled E running R" line per run, and with the
+# module one "BENCH ppmod CFG REP ev|noev runs S asides A looks L" line: the
+# sampler's runs, step-asides and looks during it (a module that stepped
+# aside holds nothing, and costs a sched-in nothing).
+pingpongs() {
+	r=1
+	while [ $r -le "$ppreps" ]; do
+		for cfg in $(echo "$pp" | tr , ' '); do
+			case $cfg in
+			pp-none) ;;
+			pp-default) mod_load ;;
+			pp-all) mod_load groups=all ;;
+			pp-old) mod_load $OLDARGS ;;
+			pp-old-all) mod_load $OLDARGS groups=all ;;
+			pp-hold) mod_load $OLDARGS spare=1 ;;
+			pp-hold-all) mod_load $OLDARGS spare=1 groups=all ;;
+			*) echo "BENCH error unknown configuration $cfg"; continue ;;
+			esac || { echo "BENCH error $cfg did not start"; continue; }
+			[ $cfg != pp-none ] && live "$cfg" "$r"
+			# the module's first intervals, the CPU busy (deferrable timers)
+			t=$(spin now)
+			spin $((t + 100000000)) "$settle" > /dev/null
+			for m in ev noev; do
+				[ $cfg != pp-none ] && c0=$(awk '{ for (i = 2; i < NF; i += 2) v[$i] += $(i + 1) }
+					END { print v["slices"] + 0, v["asides"] + 0, v["looks"] + 0 }' $DBG/cost)
+				o=$(pingpong "$pprounds" $m ${pmu:-4} 0x08 "$ppbursts" "$ppgap") ||
+					echo "BENCH error pingpong $cfg $m failed"
+				echo "BENCH pp $cfg $r $m $o"
+				[ $cfg != pp-none ] && awk -v c0="$c0" -v p="BENCH ppmod $cfg $r $m" '
+					{ for (i = 2; i < NF; i += 2) v[$i] += $(i + 1) }
+					END { split(c0, a, " ")
+					      print p, "runs", v["slices"] - a[1], "asides", v["asides"] - a[2],
+						    "looks", v["looks"] - a[3] }' $DBG/cost
+			done
+			[ $cfg != pp-none ] && mod_unload
+		done
+		r=$((r + 1))
+	done
 }
 
 # reading every metric of every CPU: guest ns (= instructions) per read
@@ -333,6 +455,7 @@ while [ $rep -le "$reps" ]; do
 	done
 	rep=$((rep + 1))
 done
+[ -n "$pp" ] && pingpongs
 [ "$reads" = 1 ] && reads
 [ "$perfcost" = 1 ] && perfcost
 [ "$profile" = 1 ] && profile
