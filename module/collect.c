@@ -71,6 +71,17 @@ static enum cpuhp_state n3t_hp_state;
 /* collection runs: a CPU coming online is set up (written under n3t_cfg.reconf) */
 static bool n3t_running;
 static struct workqueue_struct *n3t_wq;
+/*
+ * n3t_wq is per CPU (each CPU's slices are queued on it); from 7.x one
+ * allocated without WQ_PERCPU or WQ_UNBOUND gets a warning.  Kernels
+ * before WQ_PERCPU (Kbuild's probe) have only per-CPU workqueues without
+ * WQ_UNBOUND.
+ */
+#ifdef N3T_HAVE_WQ_PERCPU
+#define N3T_WQ_PERCPU	WQ_PERCPU
+#else
+#define N3T_WQ_PERCPU	0
+#endif
 /* sets up the CPUs that stop being isolated (n3t_isol_fn()) */
 static struct delayed_work n3t_isol_work;
 #ifdef N3T_TEST_HOOKS
@@ -1398,7 +1409,7 @@ int n3t_sampler_init(void)
 	for_each_possible_cpu(cpu)
 		seqlock_init(&per_cpu_ptr(n3t_base, cpu)->lock);
 	INIT_DELAYED_WORK(&n3t_isol_work, n3t_isol_fn);
-	n3t_wq = alloc_workqueue("n3telemetry", WQ_FREEZABLE, 0);
+	n3t_wq = alloc_workqueue("n3telemetry", WQ_FREEZABLE | N3T_WQ_PERCPU, 0);
 	if (!n3t_wq) {
 		free_percpu(n3t_base);
 		return -ENOMEM;

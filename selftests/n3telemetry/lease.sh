@@ -28,6 +28,10 @@ wait_state() {
 	[ "$(st "$1")" = "$2" ]
 }
 EV6="0x08 0x08 0x08 0x08 0x08 0x08"
+# until NAME: a command that runs until "go NAME" (timing-proof leases)
+until() { echo "while [ ! -e /tmp/lease.$1 ]; do sleep 0.05; done"; }
+go() { touch "/tmp/lease.$1"; }
+rm -f /tmp/lease.a /tmp/lease.b /tmp/lease.c /tmp/lease.d
 
 # CPU-wide, 6 programmable counters and the cycle counter, on CPU 1 for 1 s
 # under a lease: every one counts the whole time
@@ -37,30 +41,31 @@ check lease-cpu1-100-percent awk '{ if ($5 != "100.0%") bad = 1 } END { exit bad
 check cpu1-back-after-lease wait_state 1 collecting
 
 # during a lease: CPU 1 paused, CPU 2 collecting; after it, CPU 1 again
-n3tel pause --cpu 1 -- sleep 1.5 &
+n3tel pause --cpu 1 -- sh -c "$(until a)" &
 p=$!
-sleep 0.5
-expect_eq cpu1-paused-under-lease paused "$(st 1)"
+check cpu1-paused-under-lease wait_state 1 paused
 expect_eq cpu2-collecting-beside collecting "$(st 2)"
 expect_eq cpu1-nan-under-lease nan "$(value $N3T/cpu1/topdown_l1 retiring)"
-check cpu1-holds-nothing sh -c "[ \$(awk '\$1 == \"cpu1\" { print \$2 }' $TPDBG/active) = 0 ]"
+expect_eq cpu1-holds-nothing 0 "$(awk '$1 == "cpu1" { print $2 }' $TPDBG/active)"
+go a
 wait $p
 check lease-exit-0 test $? = 0
 check cpu1-back-within-5-intervals wait_state 1 collecting
 sleep 0.3
-check cpu1-values-again sh -c "[ \"\$(value $N3T/cpu1/topdown_l1 retiring)\" != nan ]"
+check cpu1-values-again test "$(value $N3T/cpu1/topdown_l1 retiring)" != nan
 
 # two leases compose: B (CPUs 1-2) ends first, A (CPU 1) still holds CPU 1
-n3tel pause --cpu 1 -- sleep 2 &
+n3tel pause --cpu 1 -- sh -c "$(until b)" &
 a=$!
-n3tel pause --cpu 1-2 -- sleep 1 &
+n3tel pause --cpu 1-2 -- sh -c "$(until c)" &
 b=$!
-sleep 0.5
-expect_eq compose-cpu1-paused paused "$(st 1)"
-expect_eq compose-cpu2-paused paused "$(st 2)"
+check compose-cpu1-paused wait_state 1 paused
+check compose-cpu2-paused wait_state 2 paused
+go c
 wait $b
 check compose-cpu2-back wait_state 2 collecting
 expect_eq compose-cpu1-still-paused paused "$(st 1)"
+go b
 wait $a
 check compose-cpu1-back wait_state 1 collecting
 
@@ -88,14 +93,14 @@ check bad-cpu-one-line test "$(grep -c . /tmp/lease.err)" = 1
 expect_eq bad-cpu-nothing-paused 0 "$(grep -c 'state paused' $N3T/cpu[0-9]*/status | awk -F: '{ s += $2 } END { print s }')"
 
 # the enabled file beside a lease: a pause and a resume during it
-n3tel pause --cpu 1 -- sleep 1.5 &
+n3tel pause --cpu 1 -- sh -c "$(until d)" &
 p=$!
-sleep 0.3
+check enabled-lease-in-force wait_state 1 paused
 expect_eq enabled-0-under-lease OK "$(errno_of $N3T/enabled 0)"
 expect_eq enabled-1-under-lease OK "$(errno_of $N3T/enabled 1)"
-sleep 0.3
 expect_eq lease-held-across-resume paused "$(st 1)"
-expect_eq others-resumed collecting "$(st 2)"
+check others-resumed wait_state 2 collecting
+go d
 wait $p
 check back-after-lease-and-resume wait_state 1 collecting
 n3t_unload

@@ -103,7 +103,7 @@ done
 echo "# cpu2 back after $((t * 50)) ms"
 check cpu2-back-within-5-intervals test $((t * 50)) -le $((5 * IVL))
 sleep 0.3
-check cpu2-values-again sh -c "[ \"\$(value $N3T/cpu2/topdown_l1 retiring)\" != nan ]"
+check cpu2-values-again test "$(value $N3T/cpu2/topdown_l1 retiring)" != nan
 
 # pinned users: the whole time
 task task-pinned-runs-whole-time u task-pinned -a 1 -p -s 2 $EV4
