@@ -28,8 +28,8 @@ wait_state() {
 	[ "$(st "$1")" = "$2" ]
 }
 EV6="0x08 0x08 0x08 0x08 0x08 0x08"
-# until NAME: a command that runs until "go NAME" (timing-proof leases)
-until() { echo "while [ ! -e /tmp/lease.$1 ]; do sleep 0.05; done"; }
+# held NAME: a command that runs until "go NAME" (timing-proof leases)
+held() { echo "while [ ! -e /tmp/lease.$1 ]; do sleep 0.05; done"; }
 go() { touch "/tmp/lease.$1"; }
 rm -f /tmp/lease.a /tmp/lease.b /tmp/lease.c /tmp/lease.d
 
@@ -41,7 +41,7 @@ check lease-cpu1-100-percent awk '{ if ($5 != "100.0%") bad = 1 } END { exit bad
 check cpu1-back-after-lease wait_state 1 collecting
 
 # during a lease: CPU 1 paused, CPU 2 collecting; after it, CPU 1 again
-n3tel pause --cpu 1 -- sh -c "$(until a)" &
+n3tel pause --cpu 1 -- sh -c "$(held a)" &
 p=$!
 check cpu1-paused-under-lease wait_state 1 paused
 expect_eq cpu2-collecting-beside collecting "$(st 2)"
@@ -51,13 +51,14 @@ go a
 wait $p
 check lease-exit-0 test $? = 0
 check cpu1-back-within-5-intervals wait_state 1 collecting
-sleep 0.3
+# something to run on CPU 1 (an idle CPU's deferrable slice timer waits for it)
+pmuuser -t 1 -a 1 -s 0.6 0 > /dev/null
 check cpu1-values-again test "$(value $N3T/cpu1/topdown_l1 retiring)" != nan
 
 # two leases compose: B (CPUs 1-2) ends first, A (CPU 1) still holds CPU 1
-n3tel pause --cpu 1 -- sh -c "$(until b)" &
+n3tel pause --cpu 1 -- sh -c "$(held b)" &
 a=$!
-n3tel pause --cpu 1-2 -- sh -c "$(until c)" &
+n3tel pause --cpu 1-2 -- sh -c "$(held c)" &
 b=$!
 check compose-cpu1-paused wait_state 1 paused
 check compose-cpu2-paused wait_state 2 paused
@@ -93,7 +94,7 @@ check bad-cpu-one-line test "$(grep -c . /tmp/lease.err)" = 1
 expect_eq bad-cpu-nothing-paused 0 "$(grep -c 'state paused' $N3T/cpu[0-9]*/status | awk -F: '{ s += $2 } END { print s }')"
 
 # the enabled file beside a lease: a pause and a resume during it
-n3tel pause --cpu 1 -- sh -c "$(until d)" &
+n3tel pause --cpu 1 -- sh -c "$(held d)" &
 p=$!
 check enabled-lease-in-force wait_state 1 paused
 expect_eq enabled-0-under-lease OK "$(errno_of $N3T/enabled 0)"
