@@ -372,39 +372,15 @@ static void n3t_place(struct n3t_plan *plan, const unsigned long *events,
 	}
 }
 
-/**
- * n3t_pack() - pack the selected groups' events into counter-sized sets
- * @model: the tables
- * @groups: bitmap of @model's groups
- * @capacity: usable programmable counters, 1..N3T_MAX_CAPACITY
- * @cycle_counter: CPU_CYCLES can be counted by the dedicated cycle counter
- * @plan: the result
- *
- * Groups are taken in order; a group whose remaining metrics fit in one set
- * is placed as a unit (so its metrics are counted together), otherwise its
- * metrics are placed one by one.  Each unit goes where it adds the fewest
- * new events (first such set on ties), so the result is deterministic.  A
- * metric whose events do not fit even alone is marked unschedulable; it is
- * never split across sets.  The first selected group is placed first, so
- * the sets opened for it are the first ones (@plan->nr_every), and they
- * hold nothing else: they count in every interval (the rotating schedule),
- * so the fewer their events, the less the module holds of the PMU most of
- * the time, and the less a switch between them costs.
- *
- * Return: 0; -ENOSPC when no selected metric fits in @capacity (the plan
- * then has no set); -EINVAL for bad arguments.
- */
-int n3t_pack(const struct n3t_model *model, u32 groups, unsigned int capacity,
-	     bool cycle_counter, struct n3t_plan *plan)
+/* n3t_pack()'s packing; @seal: the first group's sets take nothing else */
+static int __n3t_pack(const struct n3t_model *model, u32 groups, unsigned int capacity,
+		      bool cycle_counter, struct n3t_plan *plan, bool seal)
 {
 	DECLARE_BITMAP(events, N3T_MAX_EVENTS);
 	DECLARE_BITMAP(metrics, N3T_MAX_METRICS);
 	DECLARE_BITMAP(one, N3T_MAX_METRICS);
 	unsigned int g, i;
 	bool first = true;
-
-	if (capacity < 1 || capacity > N3T_MAX_CAPACITY || (groups & ~N3T_ALL_GROUPS(model)))
-		return -EINVAL;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->model = model;
@@ -422,7 +398,7 @@ int n3t_pack(const struct n3t_model *model, u32 groups, unsigned int capacity,
 		/* the sets opened so far are the first group's: closed */
 		if (first)
 			first = false;
-		else if (!plan->nr_every)
+		else if (seal && !plan->nr_every)
 			plan->nr_every = plan->nr_sets;
 		bitmap_zero(events, N3T_MAX_EVENTS);
 		bitmap_zero(metrics, N3T_MAX_METRICS);
@@ -467,6 +443,43 @@ int n3t_pack(const struct n3t_model *model, u32 groups, unsigned int capacity,
 			plan->nr_every = s + 1;
 	}
 	return plan->nr_sets ? 0 : -ENOSPC;
+}
+
+/**
+ * n3t_pack() - pack the selected groups' events into counter-sized sets
+ * @model: the tables
+ * @groups: bitmap of @model's groups
+ * @capacity: usable programmable counters, 1..N3T_MAX_CAPACITY
+ * @cycle_counter: CPU_CYCLES can be counted by the dedicated cycle counter
+ * @plan: the result
+ *
+ * Groups are taken in order; a group whose remaining metrics fit in one set
+ * is placed as a unit (so its metrics are counted together), otherwise its
+ * metrics are placed one by one.  Each unit goes where it adds the fewest
+ * new events (first such set on ties), so the result is deterministic.  A
+ * metric whose events do not fit even alone is marked unschedulable; it is
+ * never split across sets.  The first selected group is placed first, so
+ * the sets opened for it are the first ones (@plan->nr_every).  Unless
+ * the whole selection fits in one set, they hold nothing else: they count
+ * in every interval (the rotating schedule), so the fewer their events,
+ * the less the module holds of the PMU most of the time, and the less a
+ * switch between them costs.
+ *
+ * Return: 0; -ENOSPC when no selected metric fits in @capacity (the plan
+ * then has no set); -EINVAL for bad arguments.
+ */
+int n3t_pack(const struct n3t_model *model, u32 groups, unsigned int capacity,
+	     bool cycle_counter, struct n3t_plan *plan)
+{
+	int ret;
+
+	if (capacity < 1 || capacity > N3T_MAX_CAPACITY || (groups & ~N3T_ALL_GROUPS(model)))
+		return -EINVAL;
+	/* a selection that fits in one set is one set: nothing to switch */
+	ret = __n3t_pack(model, groups, capacity, cycle_counter, plan, false);
+	if (ret || plan->nr_sets == 1)
+		return ret;
+	return __n3t_pack(model, groups, capacity, cycle_counter, plan, true);
 }
 
 /**

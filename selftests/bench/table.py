@@ -826,7 +826,8 @@ def smoke(boots):
                     lv = f.get('live'), f.get('need')
                     if not lv[0] or lv[0] != lv[1]:
                         bad.append(f'{b.path}: {cfg} run {r}: events live {lv}')
-                    if not f.get('runs'):
+                    # a 10 s interval may end no slice in a smoke's short window
+                    if not f.get('runs') and cfg != 'mod-10s':
                         bad.append(f'{b.path}: {cfg} run {r}: no sampler runs')
                     if not (cfg, r) in b.ages:
                         bad.append(f'{b.path}: {cfg} run {r}: no ages')

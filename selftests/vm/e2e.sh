@@ -335,10 +335,11 @@ modprobe -r n3telemetry
 # time then differs from the others' by that skew, about a millisecond a
 # second under TCG; the scripted counts come as impulses, not in proportion
 # to time as real counts do, so the rules' per-counted-second rates would
-# differ by up to 1e-3 instead of the 1e-4 asserted)
+# differ by up to 1e-3 instead of the 1e-4 asserted); spare=0: the default
+# groups' 31 programmable events fill the 31 counters, one set
 cat > /etc/modprobe.d/n3t-e2e.conf <<'CONF'
 # e2e test only: n3telemetry counting on the scripted test PMU
-install n3telemetry grep -q '^n3t_testpmu ' /proc/modules || insmod /var/lib/n3t-e2e/n3t_testpmu.ko counters=31; /sbin/modprobe --ignore-install n3telemetry force=neoverse-n3 pmu_type=$(cat /sys/bus/event_source/devices/n3t_testpmu/type) yield_pct=0 $CMDLINE_OPTS
+install n3telemetry grep -q '^n3t_testpmu ' /proc/modules || insmod /var/lib/n3t-e2e/n3t_testpmu.ko counters=31; /sbin/modprobe --ignore-install n3telemetry force=neoverse-n3 pmu_type=$(cat /sys/bus/event_source/devices/n3t_testpmu/type) yield_pct=0 spare=0 $CMDLINE_OPTS
 CONF
 systemctl start n3tel-textfile
 EOF
