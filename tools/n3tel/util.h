@@ -28,6 +28,8 @@ void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...);
 void __attribute__((format(printf, 1, 2))) warn_once(const char *fmt, ...);
 
 char *slurp(const char *path, size_t *len);
+/* a cpuN/ or system/ file: one read() (printed anew at each) */
+char *slurp_sysfs(const char *path);
 bool refused(int err);
 char *next_line(char **p);
 
