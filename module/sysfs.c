@@ -5,8 +5,9 @@
  *
  * A front-end: reads the configuration (config.c, under n3t_cfg.lock), the
  * core types (coretype.c), and the sampler only through its read API
- * (n3t_read_cpu(), n3t_group_age(), n3t_cpu_state()); the configuration
- * writes go to control.c (n3t_collect_reconfigure(), n3t_collect_enable()).
+ * (n3t_read_cpu(), n3t_group_age(), n3t_cpu_state(), n3t_cpu_seq()); the
+ * configuration writes go to control.c (n3t_collect_reconfigure(),
+ * n3t_collect_enable()).
  * Calls nothing else of the module but the engine and the tables; includes
  * control.h, models.h, n3telemetry.h and sysfs.h.  Nothing calls it but
  * main.c (and its own hotplug callbacks).

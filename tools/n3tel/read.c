@@ -97,7 +97,7 @@ static char *dir_read(const struct tree *t, const char *dir, const char *name, b
 	for (int tries = 0;; tries++) {
 		int err;
 
-		s = slurp(path, NULL);
+		s = slurp_sysfs(path);
 		if (s)
 			return s;
 		err = errno;

@@ -41,8 +41,14 @@ void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...)
 	exit(1);
 }
 
-/* Read a whole file; NULL with errno set on failure (EFBIG beyond MAX_FILE). */
-char *slurp(const char *path, size_t *len)
+/*
+ * Read a whole file; NULL with errno set on failure (EFBIG beyond MAX_FILE).
+ * @once: a sysfs file of the module, whose text fits in a page and is
+ * printed anew at each read(): one read() of more than a page takes it
+ * whole, and is the only one (a second, at its end, would print the text
+ * again, and could find it longer if an interval ended in between).
+ */
+static char *slurp_read(const char *path, size_t *len, bool once)
 {
 	size_t cap = 8192, n = 0;
 	char *buf = malloc(cap + 1);
@@ -60,6 +66,8 @@ char *slurp(const char *path, size_t *len)
 	}
 	while ((r = read(fd, buf + n, cap - n)) > 0) {
 		n += r;
+		if (once && n < cap)
+			break;
 		if (n == cap) {
 			char *nb;
 
@@ -92,6 +100,16 @@ char *slurp(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+char *slurp(const char *path, size_t *len)
+{
+	return slurp_read(path, len, false);
+}
+
+char *slurp_sysfs(const char *path)
+{
+	return slurp_read(path, NULL, true);
 }
 
 bool refused(int err)

@@ -37,6 +37,8 @@ struct cpu_list {
 void parse_cpu_list(const char *list, struct cpu_list *l);
 
 char *slurp(const char *path, size_t *len);
+/* a cpuN/ or system/ file: one read() (printed anew at each) */
+char *slurp_sysfs(const char *path);
 bool refused(int err);
 char *next_line(char **p);
 
