@@ -1036,7 +1036,7 @@ int n3t_sampler_init(void)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
 		seqlock_init(&per_cpu_ptr(n3t_base, cpu)->lock);
-	n3t_wq = alloc_workqueue("n3telemetry", WQ_FREEZABLE, 0);
+	n3t_wq = alloc_workqueue("n3telemetry", WQ_FREEZABLE | N3T_WQ_PERCPU, 0);
 	if (!n3t_wq) {
 		free_percpu(n3t_base);
 		return -ENOMEM;

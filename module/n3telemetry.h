@@ -317,6 +317,18 @@ bool n3t_reduced(const struct n3t_core_type *d);
  */
 extern struct workqueue_struct *n3t_wq;
 extern struct work_struct n3t_repack_work;
+
+/*
+ * n3t_wq is a per-CPU workqueue (each CPU's slices are queued on their
+ * CPU); from 7.x, one allocated without WQ_PERCPU or WQ_UNBOUND gets a
+ * warning.  Kernels before WQ_PERCPU (Kbuild's probe) have only per-CPU
+ * workqueues without WQ_UNBOUND.
+ */
+#ifdef N3T_HAVE_WQ_PERCPU
+#define N3T_WQ_PERCPU	WQ_PERCPU
+#else
+#define N3T_WQ_PERCPU	0
+#endif
 extern bool n3t_repack_off;
 extern unsigned long n3t_look_after;
 extern bool n3t_repack_up;
