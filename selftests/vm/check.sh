@@ -19,6 +19,8 @@ results=$out/results.txt
 : > "$results"
 t0=$(date +%s)
 
+# the kselftests make check runs on the oldest and newest Debian kernels
+MATRIX_CHECK_TESTS="smoke.sh badinput.sh values.sh hotplug.sh pause.sh neighbour.sh"
 step() { printf '== [%4ss] %s\n' "$(( $(date +%s) - t0 ))" "$*"; }
 # record PASS|FAIL NAME: one line per test, counted at the end
 record() {
@@ -323,6 +325,21 @@ else
 	cat "$log"
 	record FAIL build-6.1-distro
 fi
+
+# The oldest and the newest of Debian's arm64 kernels (make matrix runs
+# every suite's): each built W=1 -Werror against its own headers with its
+# suite's kbuild and compiler (a cached chroot of the suite), booted, and
+# the kselftests that apply on any kernel run on the test PMU
+step "Debian 11's 5.10 and trixie-backports' newest 7.x arm64 kernels: build W=1 -Werror, boot, kselftests (matrix.sh)"
+mt=$(date +%s)
+mrc=0
+N3T_MATRIX_OUT=$out/matrix N3T_MATRIX_RESULTS=$results N3T_MATRIX_TESTS="$MATRIX_CHECK_TESTS" \
+	"$vmdir/matrix.sh" bullseye trixie-backports > "$out/matrix.log" 2>&1 || mrc=$?
+grep -E '^(FAIL|SKIP)' "$out/matrix/results.txt" 2> /dev/null || true
+sed -n '/^== \[.*\] table$/,$p' "$out/matrix.log" | sed '1d'
+[ $mrc = 0 ] || grep -q '^FAIL' "$out/matrix/results.txt" 2> /dev/null ||
+	record FAIL "matrix (exited $mrc early, see $out/matrix.log)"
+echo "   matrix: $(( $(date +%s) - mt ))s, log: $out/matrix.log"
 
 step "make bench --smoke: the cost harness yields a complete table (no timing targets)"
 if "$top/selftests/bench/bench.sh" --smoke > "$out/bench-smoke.log" 2>&1; then

@@ -14,7 +14,8 @@
 # N3T_MATRIX_RESULTS=FILE also appends the result lines there, and
 # N3T_MATRIX_OUT=DIR puts the logs there instead (check.sh).
 set -euo pipefail
-
+# read whole before it runs: an edit during a run changes nothing of it
+{
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${N3T_MATRIX_OUT:-$top/build/matrix}
@@ -93,10 +94,11 @@ for s in "${suites[@]}"; do
 		vt=$(date +%s)
 		vlog=$out/console-$s.log
 		only=$(echo "$tests" | tr -s ' \n' ,)
+		# log_buf_len: the whole kernel log is searched for splats at the end
 		if timeout --foreground 1500 qemu-system-aarch64 -M virt -cpu max -smp 4 -m 2G \
 			-nographic -no-reboot -nic none -kernel "$root$VMLINUZ" \
 			-initrd "$out/initramfs-$s.cpio.gz" \
-			-append "console=ttyAMA0 loglevel=4 panic=-1 n3t.mode=check n3t.only=$only" \
+			-append "console=ttyAMA0 loglevel=4 log_buf_len=4M panic=-1 n3t.mode=check n3t.only=$only" \
 			< /dev/null > "$vlog" 2>&1 && grep -q N3T-DONE "$vlog"; then
 			record PASS "$tag/vm-poweroff"
 		else
@@ -118,3 +120,5 @@ skip=$(grep -c '^SKIP' "$results" || true)
 echo "== matrix: $(( $(date +%s) - t0 ))s; logs in $out"
 echo "$pass passed, $fail failed$([ "$skip" = 0 ] || echo ", $skip skipped")"
 [ "$fail" = 0 ] && [ "$pass" -gt 0 ]
+exit
+}
