@@ -20,6 +20,17 @@ sets_fit() {
 		if (n > c) bad++ } END { exit bad != 0 }' $N3T/sets
 }
 
+# load_refusal: how the load whose stderr is /tmp/ierr was refused
+load_refusal() {
+	if grep -q "No space left" /tmp/ierr; then
+		echo nospc
+	elif grep -q "Device or resource busy" /tmp/ierr; then
+		echo busy
+	else
+		echo "other: $(cat /tmp/ierr)"
+	fi
+}
+
 bad=0
 cases=0
 for c in 0 1 2 3 4 5 6; do
@@ -38,12 +49,8 @@ for c in 0 1 2 3 4 5 6; do
 				fi
 				cat $N3T/system/status > /dev/null
 				n3t_unload
-			elif grep -q "No space left" /tmp/ierr; then
-				got=nospc
-			elif grep -q "Device or resource busy" /tmp/ierr; then
-				got=busy
 			else
-				got="other: $(cat /tmp/ierr)"
+				got=$(load_refusal)
 			fi
 			if [ "$got" != "$want" ]; then
 				echo "# load c=$c cyc=$cyc $sel: got $got, want $want"
@@ -61,12 +68,8 @@ for c in 0 1 2 3 4 5 6; do
 				spare_bad=$((spare_bad + 1))
 			fi
 			n3t_unload
-		elif grep -q "No space left" /tmp/ierr; then
-			got=nospc
-		elif grep -q "Device or resource busy" /tmp/ierr; then
-			got=busy
 		else
-			got="other: $(cat /tmp/ierr)"
+			got=$(load_refusal)
 		fi
 		[ "$got" = "$want" ] || { echo "# spare c=$c cyc=$cyc: got $got, want $want"; spare_bad=$((spare_bad + 1)); }
 		rmmod n3t_testpmu
