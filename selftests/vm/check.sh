@@ -31,33 +31,59 @@ record() {
 step "host packages"
 "$vmdir/deps.sh"
 
-# The end-to-end test (e2e.sh: make deb's packages installed on a Debian 12
-# arm64 VM with systemd, node_exporter, Prometheus) runs beside everything
-# below: its VM waits on systemd, DKMS and the textfile cadence most of the
-# time, and it shares nothing with the other steps but the distro kernel,
-# fetched here first.  Its lines join the results at the end.
-e2e_pid=
+# In the background, beside everything below: the end-to-end test (e2e.sh:
+# make deb's packages installed on a Debian 12 arm64 VM with systemd,
+# node_exporter, Prometheus), then the oldest and the newest of Debian's
+# arm64 kernels (matrix.sh).  The e2e VM waits on systemd, DKMS and the
+# textfile cadence most of the time and shares nothing with the other steps
+# but the distro kernel, fetched here first; the matrix needs the guest
+# programs and oracles the steps below make first (build/guest-ready says
+# they are there).  Their lines join the results at the end (bg_join).
+bg_pid=
 if [ $mode = check ]; then
-	step "end to end, in the background: Debian packages on Debian 12 arm64 with systemd (log: build/e2e.log)"
+	step "in the background: end to end, Debian packages on Debian 12 arm64 with systemd (log: build/e2e.log); then Debian 11's 5.10 and trixie-backports' 7.x (log: build/matrix.log)"
 	"$vmdir/distro-kernel.sh" > /dev/null
 	: > "$out/e2e-results.txt"
-	"$vmdir/e2e.sh" "$out" "$out/e2e-results.txt" > "$out/e2e.log" 2>&1 &
-	e2e_pid=$!
+	rm -rf "$out/guest-ready" "$out/e2e.rc" "$out/matrix.rc" "$out/matrix"
+	(
+		rc=0
+		"$vmdir/e2e.sh" "$out" "$out/e2e-results.txt" > "$out/e2e.log" 2>&1 || rc=$?
+		echo $rc > "$out/e2e.rc"
+		while [ ! -e "$out/guest-ready" ] && kill -0 $$ 2> /dev/null; do sleep 5; done
+		[ -e "$out/guest-ready" ] || exit 0
+		# each built W=1 -Werror against its own headers with its suite's
+		# kbuild and compiler (a cached chroot of the suite), booted, and
+		# the kselftests that apply on any kernel run on the test PMU
+		rc=0
+		N3T_MATRIX_OUT=$out/matrix N3T_MATRIX_GUEST_READY=1 \
+			N3T_MATRIX_TESTS="$MATRIX_CHECK_TESTS" \
+			"$vmdir/matrix.sh" bullseye trixie-backports > "$out/matrix.log" 2>&1 || rc=$?
+		echo $rc > "$out/matrix.rc"
+	) &
+	bg_pid=$!
 fi
-# e2e_join: wait for it, show its steps and failures, add its lines
-e2e_join() {
-	local rc=0
-	[ -n "$e2e_pid" ] || return 0
-	step "end to end (e2e.sh, started at the beginning): waiting for it"
-	wait "$e2e_pid" || rc=$?
-	e2e_pid=
+# bg_join: wait for them, show their steps and failures, add their lines
+bg_join() {
+	local rc
+	[ -n "$bg_pid" ] || return 0
+	step "end to end and the 5.10 and 7.x kernels (started at the beginning): waiting for them"
+	wait "$bg_pid" || true
+	bg_pid=
 	grep -E '^== e2e|^   ' "$out/e2e.log" || true
 	grep '^FAIL' "$out/e2e-results.txt" || true
 	cat "$out/e2e-results.txt" >> "$results"
-	[ $rc = 0 ] || grep -q '^FAIL' "$out/e2e-results.txt" ||
+	rc=$(cat "$out/e2e.rc" 2> /dev/null || echo "no status")
+	[ "$rc" = 0 ] || grep -q '^FAIL' "$out/e2e-results.txt" ||
 		record FAIL "e2e (exited $rc early, see $out/e2e.log)"
+	grep -E '^== (\[|matrix)' "$out/matrix.log" 2> /dev/null || true
+	grep -E '^(FAIL|SKIP)' "$out/matrix/results.txt" 2> /dev/null || true
+	sed -n '/^== \[.*\] table$/,$p' "$out/matrix.log" 2> /dev/null | sed '1d'
+	cat "$out/matrix/results.txt" >> "$results" 2> /dev/null || true
+	rc=$(cat "$out/matrix.rc" 2> /dev/null || echo "no status")
+	[ "$rc" = 0 ] || grep -q '^FAIL' "$out/matrix/results.txt" 2> /dev/null ||
+		record FAIL "matrix (exited $rc early, see $out/matrix.log)"
 }
-trap '[ -z "$e2e_pid" ] || kill "$e2e_pid" 2> /dev/null || true' EXIT
+trap '[ -z "$bg_pid" ] || { pkill -P "$bg_pid"; kill "$bg_pid"; } 2> /dev/null || true' EXIT
 
 step "debug test kernel (linux-source-6.12 + selftests/vm/kernel.config)"
 kdir=$("$vmdir/build-kernel.sh" | tail -1)
@@ -161,6 +187,8 @@ else
 fi
 # the kselftests' C helpers (pmuuser), static, into the initramfs's /bin
 "$vmdir/guest-progs.sh" "$out/guest-bin"
+# what the matrix in the background waits for
+touch "$out/guest-ready"
 "$vmdir/mkinitramfs.sh" "$m612" "$out/initramfs-6.12.cpio.gz"
 
 # qemu KERNEL INITRD APPEND LOG TIMEOUT [extra]; VM_QEMU, VM_CPU, VM_SMP
@@ -326,21 +354,6 @@ else
 	record FAIL build-6.1-distro
 fi
 
-# The oldest and the newest of Debian's arm64 kernels (make matrix runs
-# every suite's): each built W=1 -Werror against its own headers with its
-# suite's kbuild and compiler (a cached chroot of the suite), booted, and
-# the kselftests that apply on any kernel run on the test PMU
-step "Debian 11's 5.10 and trixie-backports' newest 7.x arm64 kernels: build W=1 -Werror, boot, kselftests (matrix.sh)"
-mt=$(date +%s)
-mrc=0
-N3T_MATRIX_OUT=$out/matrix N3T_MATRIX_RESULTS=$results N3T_MATRIX_TESTS="$MATRIX_CHECK_TESTS" \
-	"$vmdir/matrix.sh" bullseye trixie-backports > "$out/matrix.log" 2>&1 || mrc=$?
-grep -E '^(FAIL|SKIP)' "$out/matrix/results.txt" 2> /dev/null || true
-sed -n '/^== \[.*\] table$/,$p' "$out/matrix.log" | sed '1d'
-[ $mrc = 0 ] || grep -q '^FAIL' "$out/matrix/results.txt" 2> /dev/null ||
-	record FAIL "matrix (exited $mrc early, see $out/matrix.log)"
-echo "   matrix: $(( $(date +%s) - mt ))s, log: $out/matrix.log"
-
 step "make bench --smoke: the cost harness yields a complete table (no timing targets)"
 if "$top/selftests/bench/bench.sh" --smoke > "$out/bench-smoke.log" 2>&1; then
 	record PASS bench-smoke
@@ -349,7 +362,7 @@ else
 	record FAIL bench-smoke
 fi
 
-e2e_join
+bg_join
 
 pass=$(grep -c '^PASS' "$results" || true)
 fail=$(grep -c '^FAIL' "$results" || true)

@@ -12,7 +12,9 @@
 # build/matrix/table.txt too; results (PASS|FAIL|SKIP lines) in
 # build/matrix/results.txt, what each kernel was and took in kernels.txt.  Exits 1 when anything failed.
 # N3T_MATRIX_RESULTS=FILE also appends the result lines there, and
-# N3T_MATRIX_OUT=DIR puts the logs there instead (check.sh).
+# N3T_MATRIX_OUT=DIR puts the logs there instead, and
+# N3T_MATRIX_GUEST_READY=1 uses the guest programs in build/ as they are
+# (check.sh, which makes them).
 set -euo pipefail
 # read whole before it runs: an edit during a run changes nothing of it
 {
@@ -42,7 +44,8 @@ record() {
 
 "$here/deps.sh"
 export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
-if [ -z "$build_only" ]; then
+# N3T_MATRIX_GUEST_READY=1: check.sh has made them (build/) already
+if [ -z "$build_only" ] && [ -z "${N3T_MATRIX_GUEST_READY:-}" ]; then
 	step "guest programs: n3tel (arm64, static), the kselftests' helpers"
 	make -s -C "$top/tools/n3tel" arm64 > "$out/n3tel-arm64.log" 2>&1
 	cp "$top/tools/n3tel/n3tel-arm64" "$top/build/n3tel-arm64"
