@@ -22,6 +22,9 @@
  *             second interval on"
  *   -S PERIOD sampling events (sample_period PERIOD, no buffer mapped), as
  *             perf record and perf top open theirs
+ * Per task, it first opens and closes a CPU PMU cycles event on itself: before
+ * 6.2 that makes the task's one hardware context the CPU PMU's, which the
+ * test PMU needs to take the task's events (testpmu.c); nothing on 6.2.
  * Prints one line per counter: "CONFIG count enabled running share%".
  * Exit status: 0 when every counter counted the way its kind promises, 1
  * otherwise: a pinned one must run the whole time it is enabled (a read of
@@ -106,6 +109,18 @@ int main(int argc, char **argv)
 			perror("pmuuser: sched_setaffinity");
 			return 2;
 		}
+	}
+	if (cpu < 0) {
+		struct perf_event_attr hw = {
+			.type = PERF_TYPE_HARDWARE,
+			.size = sizeof(hw),
+			.config = PERF_COUNT_HW_CPU_CYCLES,
+			.disabled = 1,
+		};
+		int h = syscall(SYS_perf_event_open, &hw, 0, -1, -1, 0);
+
+		if (h >= 0)
+			close(h);
 	}
 	for (i = optind; i < argc; i++, n++) {
 		struct perf_event_attr attr = {
