@@ -45,6 +45,17 @@ u() {
 # a task's events: before 6.2 the test PMU shares the CPU PMU's contexts
 # for them (testpmu.c), a test build on any kernel with a CPU PMU
 check task-events-accepted u task-events -s 0.01 0x08
+# ... and only there: a task context keeps the PMU that made it until the
+# task exits, so one of the test PMU's own would outlive its rmmod
+case $(uname -r) in
+[1-5].* | 6.[01].*)
+	check task-events-own-context-refused fails u task-events-unprimed -N -s 0.01 0x08
+	check task-events-own-context-said sh -c "dmesg | grep -q 'hardware context made by the CPU PMU'"
+	;;
+*)
+	check task-events-own-context-accepted u task-events-unprimed -N -s 0.01 0x08
+	;;
+esac
 # min_share NAME PCT: each counter of pmuuser run NAME ran at least PCT
 # percent of the time it was enabled (its last field, "99.5%")
 min_share() {
