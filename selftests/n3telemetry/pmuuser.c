@@ -4,7 +4,7 @@
  * kselftests (neighbour.sh, realpmu.sh).
  *
  *   pmuuser [-t TYPE] [-c CPU | -a CPU] [-p] [-s SECONDS] [-w] [-W SECONDS]
- *           [-S PERIOD] CONFIG...
+ *           [-S PERIOD] [-N] CONFIG...
  *
  * Opens one counter per CONFIG (numbers, e.g. 0x11), each its own group,
  * with read_format TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING, the way perf
@@ -22,6 +22,10 @@
  *             second interval on"
  *   -S PERIOD sampling events (sample_period PERIOD, no buffer mapped), as
  *             perf record and perf top open theirs
+ * Per task, it first opens and closes a CPU PMU cycles event on itself (not
+ * with -N): before 6.2 that makes the task's one hardware context the CPU
+ * PMU's, which the test PMU needs to take the task's events (testpmu.c);
+ * nothing on 6.2.
  * Prints one line per counter: "CONFIG count enabled running share%".
  * Exit status: 0 when every counter counted the way its kind promises, 1
  * otherwise: a pinned one must run the whole time it is enabled (a read of
@@ -73,14 +77,14 @@ static int pmu_type(const char *s)
 
 int main(int argc, char **argv)
 {
-	int type = PERF_TYPE_RAW, cpu = -1, affine = -1, pinned = 0, spin_cpu = 0;
+	int type = PERF_TYPE_RAW, cpu = -1, affine = -1, pinned = 0, spin_cpu = 0, prime = 1;
 	int fd[MAX_EV], n = 0, i, opt, bad = 0;
 	unsigned long long config[MAX_EV], period = 0;
 	uint64_t base[MAX_EV][3] = {};
 	double secs = 2, warm = 0, end;
 	volatile unsigned long sink = 0;
 
-	while ((opt = getopt(argc, argv, "t:c:a:ps:wW:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:c:a:ps:wW:S:N")) != -1) {
 		switch (opt) {
 		case 't': type = pmu_type(optarg); break;
 		case 'c': cpu = atoi(optarg); break;
@@ -90,11 +94,12 @@ int main(int argc, char **argv)
 		case 'w': spin_cpu = 1; break;
 		case 'W': warm = atof(optarg); break;
 		case 'S': period = strtoull(optarg, NULL, 0); break;
+		case 'N': prime = 0; break;
 		default: return 2;
 		}
 	}
 	if (optind == argc || argc - optind > MAX_EV) {
-		fprintf(stderr, "usage: pmuuser [-t TYPE] [-c CPU | -a CPU] [-p] [-s SECS] [-w] [-W SECS] [-S PERIOD] CONFIG...\n");
+		fprintf(stderr, "usage: pmuuser [-t TYPE] [-c CPU | -a CPU] [-p] [-s SECS] [-w] [-W SECS] [-S PERIOD] [-N] CONFIG...\n");
 		return 2;
 	}
 	if (affine >= 0) {
@@ -106,6 +111,18 @@ int main(int argc, char **argv)
 			perror("pmuuser: sched_setaffinity");
 			return 2;
 		}
+	}
+	if (cpu < 0 && prime) {
+		struct perf_event_attr hw = {
+			.type = PERF_TYPE_HARDWARE,
+			.size = sizeof(hw),
+			.config = PERF_COUNT_HW_CPU_CYCLES,
+			.disabled = 1,
+		};
+		int h = syscall(SYS_perf_event_open, &hw, 0, -1, -1, 0);
+
+		if (h >= 0)
+			close(h);
 	}
 	for (i = optind; i < argc; i++, n++) {
 		struct perf_event_attr attr = {

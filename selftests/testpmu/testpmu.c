@@ -18,8 +18,10 @@
  * whatever already holds counters; reading says per CPU whether it got a
  * counter ("running") or not ("starved"); writing "off" releases them.
  *
- * Per-task events are accepted (6.2 and later), so that a test can stand
- * in for KVM's vPMU or perf stat of a command.
+ * Per-task events are accepted, so that a test can stand in for KVM's vPMU
+ * or perf stat of a command.  Before 6.2 they need a CPU PMU, whose
+ * contexts this PMU shares, and a task whose hardware context that PMU made
+ * (tp_shares_hw_context(), tp_task_ctx_ok()).
  *
  * /sys/kernel/debug/n3t_testpmu/active says per online CPU how many of this
  * PMU's counters are held by an event now ("cpu2 3").
@@ -85,6 +87,38 @@ static void tp_destroy(struct perf_event *event)
 }
 
 static struct dentry *tp_dir;
+static struct pmu tp_pmu;
+
+#ifdef N3T_HAVE_PMU_CONTEXT
+static bool tp_task_ctx_ok(struct perf_event *event)
+{
+	return true;
+}
+#else
+/*
+ * Before 6.2 a task's context has one struct pmu, that of the event that
+ * made it, and keeps it until the task exits: every switch to the task then
+ * calls into that PMU (perf_event_context_sched_in()).  This PMU may be
+ * unloaded, so it takes a task's events only where the task's hardware
+ * context is another PMU's (the CPU PMU's, built in): one this PMU's own
+ * events never made, since they are refused until one exists.  A child
+ * inherits its parent's context's PMU.  pmuuser makes the context with a
+ * CPU PMU event first.
+ */
+static bool tp_task_ctx_ok(struct perf_event *event)
+{
+	struct perf_event_context *ctx;
+	bool ok;
+
+	rcu_read_lock();
+	ctx = rcu_dereference(event->hw.target->perf_event_ctxp[perf_hw_context]);
+	ok = ctx && ctx->pmu != &tp_pmu;
+	rcu_read_unlock();
+	if (!ok)
+		pr_notice_once("a task's events need its hardware context made by the CPU PMU before 6.2\n");
+	return ok;
+}
+#endif
 
 static int tp_event_init(struct perf_event *event)
 {
@@ -96,6 +130,8 @@ static int tp_event_init(struct perf_event *event)
 		return -EOPNOTSUPP;
 	if (event->attr.config > 0xffff)
 		return -EINVAL;
+	if ((event->attach_state & PERF_ATTACH_TASK) && !tp_task_ctx_ok(event))
+		return -EOPNOTSUPP;
 	if (event->cpu >= 0) {
 		int n = atomic_inc_return(per_cpu_ptr(&tp_alive, event->cpu));
 		atomic_t *peak = per_cpu_ptr(&tp_peak, event->cpu);
@@ -162,15 +198,10 @@ static struct pmu tp_pmu = {
 	/*
 	 * Per-task events too, so that perf's order (CPU pinned, task
 	 * pinned, CPU flexible, task flexible) is exercised for real.  Before
-	 * 6.2 (no struct perf_event_pmu_context, see Kbuild) a task had one
-	 * hardware context, shared with the CPU PMU's per-CPU context: this
-	 * PMU takes CPU-wide events only there.
+	 * 6.2 (no struct perf_event_pmu_context, see Kbuild) tp_init() keeps
+	 * this only where it can share the CPU PMU's contexts.
 	 */
-#ifdef N3T_HAVE_PMU_CONTEXT
 	.task_ctx_nr	= perf_hw_context,
-#else
-	.task_ctx_nr	= perf_invalid_context,
-#endif
 	.event_init	= tp_event_init,
 	.add		= tp_add,
 	.del		= tp_del,
@@ -598,12 +629,64 @@ static const struct file_operations tp_hog_fops = {
 	.release = single_release,
 };
 
+#ifdef N3T_HAVE_PMU_CONTEXT
+static void tp_context_setup(void)
+{
+}
+#else
+/*
+ * Before 6.2 every PMU of a task_ctx_nr shares one per-CPU context, the
+ * first registered one's (find_pmu_context()), and a task has one context
+ * per task_ctx_nr.  A second PMU may take perf_hw_context only with
+ * PERF_PMU_CAP_HETEROGENEOUS_CPUS (perf_pmu_register() makes it
+ * perf_invalid_context and warns otherwise), as the CPU PMUs of a big.LITTLE
+ * system do (arm_pmu.c).  This PMU joins the CPU PMU's contexts so: its
+ * events and the CPU PMU's are scheduled in one order, CPU pinned, task
+ * pinned, CPU flexible, task flexible, as on 6.2, but in shared lists (a
+ * flexible group of either PMU that finds no counter ends that list's turn
+ * for both) and rotated together.  Only where a CPU PMU has the hardware
+ * context: alone this PMU would own the contexts, which outlive it
+ * (free_pmu_context() keeps a shared one).  Otherwise CPU-wide events only.
+ */
+static bool tp_shares_hw_context(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.disabled = 1,
+	};
+	struct perf_event *pe;
+	bool ok;
+
+	cpus_read_lock();
+	pe = perf_event_create_kernel_counter(&attr, cpumask_first(cpu_online_mask), NULL,
+					      NULL, NULL);
+	cpus_read_unlock();
+	if (IS_ERR(pe))
+		return false;
+	ok = pe->pmu->task_ctx_nr == perf_hw_context &&
+	     (pe->pmu->capabilities & PERF_PMU_CAP_HETEROGENEOUS_CPUS);
+	perf_event_release_kernel(pe);
+	return ok;
+}
+
+static void tp_context_setup(void)
+{
+	if (tp_shares_hw_context())
+		tp_pmu.capabilities |= PERF_PMU_CAP_HETEROGENEOUS_CPUS;
+	else
+		tp_pmu.task_ctx_nr = perf_invalid_context;
+}
+#endif
+
 static int __init tp_init(void)
 {
 	int ret;
 
 	if (counters > TP_MAX)
 		return -EINVAL;
+	tp_context_setup();
 	ret = perf_pmu_register(&tp_pmu, "n3t_testpmu", -1);
 	if (ret)
 		return ret;
