@@ -30,6 +30,7 @@ if [ $kern = 6.12 ]; then
 elif [ $kern = 6.12-kcsan ]; then
 	kdir=$("$vmdir/build-kernel.sh" kernel-kcsan.config | tail -1)
 	image=$kdir/arch/arm64/boot/Image
+	append="loglevel=5 $append"	# KCSAN's stacks are at the default level
 else
 	ddir=$("$vmdir/distro-kernel.sh" | tail -1)
 	kdir=$ddir/kdir
