@@ -1118,10 +1118,16 @@ bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_resu
 			else
 				memset(res, 0, sizeof(*res));
 		}
-		res->lost += b->lost;
+		/*
+		 * In b->lock's read section: n3t_cpu_free() may write them
+		 * meanwhile, and then the read is retried, a race the seqlock
+		 * expects.  data_race(): KCSAN, which knows seqlock readers,
+		 * takes the section as ended at the nested seqcount's retry.
+		 */
+		res->lost += data_race(b->lost);	/* as said above */
 		for (e = 0; e < N3T_MAX_EVENTS; e++) {
-			res->ev_count[e] += b->ev_count[e];
-			res->ev_ns[e] += b->ev_ns[e];
+			res->ev_count[e] += data_race(b->ev_count[e]);	/* likewise */
+			res->ev_ns[e] += data_race(b->ev_ns[e]);	/* likewise */
 		}
 	} while (read_seqretry(&b->lock, bseq));
 	return ok;
