@@ -5,10 +5,13 @@
     kcsan-reports.py CONSOLE.log
 
 Prints each distinct report (its title, each access with its first
-frames, the value change) once, with how often it came and whether it
-involves the module (a frame of n3telemetry or n3t_testpmu in the stack of
-one of the racing contexts, not below an interrupt's entry), then a summary line.  Exits 0 if there was no report, 1 if one
-involves the module, 2 if every one is in the kernel's own code alone.
+frames, the value change) once, with how often it came and whose race it
+is: the module's own (an access of the race is in n3telemetry's or
+n3t_testpmu's code: its top frame), the kernel's in code the module
+called (a frame of the module further down one of the racing stacks, not
+below an interrupt's entry), or the kernel's alone; then a summary line.
+Exits 0 if there was no report, 1 if one is the module's own, 2 if all
+are the kernel's.
 The stacks are printed at the default log level: the console needs
 loglevel=5 for them.  The lines the VM's init copies from dmesg at the end
 (DMESG: ...) are not counted again.
@@ -46,17 +49,27 @@ def reports(lines):
         yield cur
 
 
-def involves_module(rep):
-    """Whether a frame of the module is in one of the racing contexts."""
+def involvement(rep):
+    """'own': an access of the race is the module's code (its top frame);
+    'through': the racing accesses are the kernel's, in code the module
+    called (a frame of the module below them, above any interrupt's
+    entry); '': the kernel's alone."""
     interrupted = False
-    for line in rep:
+    top = False
+    through = False
+    for line in rep[1:]:
         if ACCESS.match(line) and not FRAME.match(line):
             interrupted = False
-        elif IRQ_ENTRY.match(line):
-            interrupted = True
-        elif not interrupted and MODULE.search(line):
-            return True
-    return False
+            top = True
+        elif FRAME.match(line):
+            if top and MODULE.search(line):
+                return 'own'
+            top = False
+            if IRQ_ENTRY.match(line):
+                interrupted = True
+            elif not interrupted and MODULE.search(line):
+                through = True
+    return 'through' if through else ''
 
 
 def summary(rep):
@@ -89,17 +102,20 @@ def main():
         if key not in seen:
             seen[key] = [0, rep]
         seen[key][0] += 1
-    mod = 0
+    own = through = 0
+    what = {'own': "the module's own", '': "the kernel's alone",
+            'through': "the kernel's, in code the module called"}
     for key, (n, rep) in seen.items():
-        ours = involves_module(rep)
-        mod += ours
-        print(f'-- {n}x, {"involves the module" if ours else "kernel only"}:')
+        inv = involvement(rep)
+        own += inv == 'own'
+        through += inv == 'through'
+        print(f'-- {n}x, {what[inv]}:')
         for line in summary(rep)[:16]:
             if not line.startswith('  Reported by'):
                 print('   ' + line)
-    print(f'{len(reps)} KCSAN reports, {len(seen)} distinct, '
-          f'{mod} of them involving the module')
-    sys.exit(1 if mod else 2 if reps else 0)
+    print(f'{len(reps)} KCSAN reports, {len(seen)} distinct: {own} the module\'s own, '
+          f'{through} the kernel\'s in code the module called')
+    sys.exit(1 if own else 2 if reps else 0)
 
 
 if __name__ == '__main__':
