@@ -104,6 +104,17 @@ static bool n3t_manual_mode(void)
 /* the first CPU that could not be set up since the last start is logged */
 atomic_t n3t_cpu_warned;
 
+/*
+ * The statistics of struct n3t_cpu (looks .. cost_max_ns) have one writer,
+ * the CPU's sampler, and are read locklessly by n3t_read_cost() on any CPU:
+ * written whole (WRITE_ONCE()), read whole (READ_ONCE()); a reader may see
+ * one updated and the next not yet.
+ */
+static void n3t_stat_add(u64 *stat, u64 n)
+{
+	WRITE_ONCE(*stat, *stat + n);
+}
+
 static const char * const n3t_state_names[N3T_NR_CPU_STATES] = {
 	[N3T_CPU_OFFLINE] = "stopped",
 	[N3T_CPU_COLLECTING] = "collecting",
@@ -346,7 +357,7 @@ static void n3t_step_aside(struct n3t_cpu *pc)
 	pc->aside_backoff = pc->resumed ? min(pc->aside_backoff * 2, N3T_ASIDE_WAIT_MAX) : 1;
 	pc->aside_wait = pc->aside_backoff;
 	pc->resumed = false;
-	pc->asides++;
+	n3t_stat_add(&pc->asides, 1);
 	WRITE_ONCE(per_cpu(n3t_state, pc->cpu), N3T_CPU_ASIDE);
 }
 
@@ -472,7 +483,7 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 			perf_event_enable(c->pe);
 			c->on = true;
 		} else if (!c->held && !n3t_ctr_get(pc, c, true)) {
-			pc->create_failed++;
+			n3t_stat_add(&pc->create_failed, 1);
 		}
 	}
 }
@@ -607,7 +618,7 @@ static bool n3t_look(struct n3t_cpu *pc)
 	bool ok = true;
 	unsigned int i;
 
-	pc->looks++;
+	n3t_stat_add(&pc->looks, 1);
 	/*
 	 * one at a time, each read at once: a look that finds the counters
 	 * taken usually stops at the first event, one creation and one
@@ -804,7 +815,7 @@ static void n3t_slice_work(struct work_struct *work)
 	pc->active = next;
 	if (rest) {
 		pc->resting = true;
-		pc->rests++;
+		n3t_stat_add(&pc->rests, 1);
 	} else {
 		n3t_enable_set(pc);
 	}
@@ -813,9 +824,10 @@ queue:
 		queue_delayed_work_on(pc->cpu, n3t_wq, &pc->work, n3t_slice_delay(pc, pct));
 account:
 	cost = local_clock() - t0;
-	pc->slices++;
-	pc->cost_ns += cost;
-	pc->cost_max_ns = max(pc->cost_max_ns, cost);
+	n3t_stat_add(&pc->slices, 1);
+	n3t_stat_add(&pc->cost_ns, cost);
+	if (cost > pc->cost_max_ns)
+		WRITE_ONCE(pc->cost_max_ns, cost);
 }
 
 /*
@@ -1106,10 +1118,16 @@ bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_resu
 			else
 				memset(res, 0, sizeof(*res));
 		}
-		res->lost += b->lost;
+		/*
+		 * In b->lock's read section: n3t_cpu_free() may write them
+		 * meanwhile, and then the read is retried, a race the seqlock
+		 * expects.  data_race(): KCSAN, which knows seqlock readers,
+		 * takes the section as ended at the nested seqcount's retry.
+		 */
+		res->lost += data_race(b->lost);	/* as said above */
 		for (e = 0; e < N3T_MAX_EVENTS; e++) {
-			res->ev_count[e] += b->ev_count[e];
-			res->ev_ns[e] += b->ev_ns[e];
+			res->ev_count[e] += data_race(b->ev_count[e]);	/* likewise */
+			res->ev_ns[e] += data_race(b->ev_ns[e]);	/* likewise */
 		}
 	} while (read_seqretry(&b->lock, bseq));
 	return ok;
@@ -1350,13 +1368,14 @@ bool n3t_read_cost(unsigned int cpu, struct n3t_cost *cost)
 	rcu_read_lock();
 	pc = rcu_dereference(per_cpu(n3t_pcpu, cpu));
 	if (pc) {
-		cost->slices = pc->slices;
-		cost->total_ns = pc->cost_ns;
-		cost->max_ns = pc->cost_max_ns;
-		cost->looks = pc->looks;
-		cost->rests = pc->rests;
-		cost->asides = pc->asides;
-		cost->create_failed = pc->create_failed;
+		/* each whole, not consistent with one another (n3t_stat_add()) */
+		cost->slices = READ_ONCE(pc->slices);
+		cost->total_ns = READ_ONCE(pc->cost_ns);
+		cost->max_ns = READ_ONCE(pc->cost_max_ns);
+		cost->looks = READ_ONCE(pc->looks);
+		cost->rests = READ_ONCE(pc->rests);
+		cost->asides = READ_ONCE(pc->asides);
+		cost->create_failed = READ_ONCE(pc->create_failed);
 	}
 	rcu_read_unlock();
 	return pc;

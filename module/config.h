@@ -92,6 +92,8 @@ struct n3t_core_type {
  *	from the next slice, without a restart
  * @pmu_type: perf PMU type used for the counters
  * @exiting: module exit has begun; nothing may start collection again
+ *	(written with WRITE_ONCE(): the isolation check reads it without
+ *	@reconf)
  * @paused: collection is paused (enabled 0): no counter is held, and
  *	configuration writes are stored for the resume (read locklessly by
  *	the status files)

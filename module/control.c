@@ -345,7 +345,8 @@ int n3t_collect_init(void)
 void n3t_collect_exit(void)
 {
 	mutex_lock(&n3t_cfg.reconf);
-	n3t_cfg.exiting = true;
+	/* the isolation check reads it without reconf (n3t_isol_fn()) */
+	WRITE_ONCE(n3t_cfg.exiting, true);
 	n3t_stop();
 	mutex_unlock(&n3t_cfg.reconf);
 	n3t_sampler_exit();

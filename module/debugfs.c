@@ -58,14 +58,61 @@ static const struct file_operations n3t_advance_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * The knobs are read locklessly by the samplers and readers on other CPUs
+ * (READ_ONCE()), so they are written whole (WRITE_ONCE()), which
+ * debugfs_create_bool() and debugfs_create_u32() do not promise.
+ */
+static ssize_t n3t_manual_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
+{
+	char buf[2] = { READ_ONCE(n3t_manual) ? 'Y' : 'N', '\n' };
+
+	return simple_read_from_buffer(ubuf, len, ppos, buf, sizeof(buf));
+}
+
+static ssize_t n3t_manual_write(struct file *f, const char __user *ubuf, size_t len,
+				loff_t *ppos)
+{
+	bool v;
+	int ret = kstrtobool_from_user(ubuf, len, &v);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(n3t_manual, v);
+	return len;
+}
+
+static const struct file_operations n3t_manual_fops = {
+	.owner = THIS_MODULE,
+	.read = n3t_manual_read,
+	.write = n3t_manual_write,
+	.llseek = default_llseek,
+};
+
+static int n3t_delay_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(*(u32 *)data);
+	return 0;
+}
+
+static int n3t_delay_set(void *data, u64 val)
+{
+	if (val > U32_MAX)
+		return -EINVAL;
+	WRITE_ONCE(*(u32 *)data, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(n3t_delay_fops, n3t_delay_get, n3t_delay_set, "%llu\n");
+
 /* Test builds only: the manual slice controls and the race windows. */
 static void n3t_test_debugfs(void)
 {
 	debugfs_create_file("advance", 0200, n3t_debugfs, NULL, &n3t_advance_fops);
-	debugfs_create_bool("manual", 0600, n3t_debugfs, &n3t_manual);
-	debugfs_create_u32("delay_us_read", 0600, n3t_debugfs, &n3t_delay_us[N3T_HOOK_READ]);
-	debugfs_create_u32("delay_us_switch", 0600, n3t_debugfs,
-			   &n3t_delay_us[N3T_HOOK_SWITCH]);
+	debugfs_create_file("manual", 0600, n3t_debugfs, NULL, &n3t_manual_fops);
+	debugfs_create_file_unsafe("delay_us_read", 0600, n3t_debugfs,
+				   &n3t_delay_us[N3T_HOOK_READ], &n3t_delay_fops);
+	debugfs_create_file_unsafe("delay_us_switch", 0600, n3t_debugfs,
+				   &n3t_delay_us[N3T_HOOK_SWITCH], &n3t_delay_fops);
 }
 #else
 static void n3t_test_debugfs(void) { }

@@ -927,7 +927,12 @@ static const struct n3t_core_type *n3t_kobj_dom(struct kobject *kobj)
 
 static ssize_t model_cpus_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(&n3t_kobj_dom(kobj)->cpus));
+	/*
+	 * The mask only grows, by set_bit() in the online callbacks
+	 * (n3t_cpu_identify()); printed beside one, each word is read whole,
+	 * with or without the CPU coming online, both true: a race intended.
+	 */
+	return data_race(sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(&n3t_kobj_dom(kobj)->cpus)));
 }
 
 static ssize_t model_slots_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)

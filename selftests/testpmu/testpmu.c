@@ -41,6 +41,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/kstrtox.h>
 #include <linux/module.h>
 #include <linux/cpu.h>
 #include <linux/perf_event.h>
@@ -323,6 +324,36 @@ static int tp_counters_get(void *data, u64 *val)
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(tp_counters_fops, tp_counters_get, tp_counters_set, "%llu\n");
+
+/*
+ * cycle_counter as debugfs_create_bool() would show it (Y/N), but written
+ * with WRITE_ONCE(): tp_add() reads it on any CPU without a lock
+ */
+static ssize_t tp_cycle_read(struct file *f, char __user *ubuf, size_t len, loff_t *ppos)
+{
+	char buf[2] = { READ_ONCE(cycle_counter) ? 'Y' : 'N', '\n' };
+
+	return simple_read_from_buffer(ubuf, len, ppos, buf, sizeof(buf));
+}
+
+static ssize_t tp_cycle_write(struct file *f, const char __user *ubuf, size_t len,
+			      loff_t *ppos)
+{
+	bool v;
+	int ret = kstrtobool_from_user(ubuf, len, &v);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(cycle_counter, v);
+	return len;
+}
+
+static const struct file_operations tp_cycle_fops = {
+	.owner = THIS_MODULE,
+	.read = tp_cycle_read,
+	.write = tp_cycle_write,
+	.llseek = default_llseek,
+};
 
 static DEFINE_MUTEX(tp_standin_lock);	/* protects tp_standin, tp_standin_run */
 static struct perf_event *tp_standin[NR_CPUS];
@@ -693,7 +724,7 @@ static int __init tp_init(void)
 	tp_dir = debugfs_create_dir("n3t_testpmu", NULL);
 	debugfs_create_file("inject", 0200, tp_dir, NULL, &tp_inject_fops);
 	debugfs_create_file_unsafe("counters", 0600, tp_dir, NULL, &tp_counters_fops);
-	debugfs_create_bool("cycle_counter", 0600, tp_dir, &cycle_counter);
+	debugfs_create_file("cycle_counter", 0600, tp_dir, NULL, &tp_cycle_fops);
 	debugfs_create_file("standin", 0600, tp_dir, NULL, &tp_standin_fops);
 	debugfs_create_file("active", 0400, tp_dir, NULL, &tp_active_fops);
 	debugfs_create_file("events", 0600, tp_dir, NULL, &tp_events_fops);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Development: build the modules and boot the test VM for a few kselftests.
-#   selftests/vm/quick.sh [--6.1] [--mode MODE] [--append ARGS] [--icount] [--virt] TEST.sh...
+#   selftests/vm/quick.sh [--6.1|--kcsan] [--mode MODE] [--append ARGS] [--icount] [--virt] TEST.sh...
+# --kcsan: the KCSAN 6.12 kernel (kernel-kcsan.config; built if not cached)
 # --virt: QEMU emulates EL2 (-M virtualization=on, GICv3), the kernel has KVM
 # Uses the kernels make check caches (run make check once first); output in
 # build/quick/.  Prints the KSFT lines and any kernel splat.
@@ -13,6 +14,7 @@ kern=6.12 mode=check append= qargs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--6.1) kern=6.1; shift ;;
+	--kcsan) kern=6.12-kcsan; shift ;;
 	--mode) mode=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--icount) qargs+=(-icount shift=0); shift ;;
@@ -25,6 +27,10 @@ export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 if [ $kern = 6.12 ]; then
 	kdir=$("$vmdir/build-kernel.sh" | tail -1)
 	image=$kdir/arch/arm64/boot/Image
+elif [ $kern = 6.12-kcsan ]; then
+	kdir=$("$vmdir/build-kernel.sh" kernel-kcsan.config | tail -1)
+	image=$kdir/arch/arm64/boot/Image
+	append="loglevel=5 $append"	# KCSAN's stacks are at the default level
 else
 	ddir=$("$vmdir/distro-kernel.sh" | tail -1)
 	kdir=$ddir/kdir
@@ -56,3 +62,4 @@ timeout --foreground 1200 qemu-system-aarch64 -M virt -cpu max -smp "${VM_SMP:-4
 	"${qargs[@]}" < /dev/null > "$log" 2>&1 || true
 grep -E '^KSFT' "$log" || tail -40 "$log"
 grep -E 'BUG:|WARNING:|KASAN|lockdep|circular|Oops|Call trace' "$log" | head -20 || true
+[ $kern != 6.12-kcsan ] || python3 "$vmdir/kcsan-reports.py" "$log" || true
