@@ -13,7 +13,8 @@
 #   make tools           build the n3tel reader for this host
 #   make deb             Debian packages n3telemetry-dkms and n3tel (arm64) in build/deb
 #   make e2e             the packages on a Debian 12 arm64 VM with systemd, node_exporter
-#                        and Prometheus (part of make check)
+#                        and Prometheus (part of make check); SUITE=trixie: on Debian 13,
+#                        the module signed by DKMS (part of make matrix)
 #   make matrix          every Debian suite's arm64 kernel (5.10 to 7.x): built against
 #                        with its own kbuild and compiler, booted, kselftests; a table
 
@@ -163,8 +164,9 @@ bench:
 deb:
 	tools/packaging/deb.sh
 
+SUITE ?= bookworm
 e2e:
-	selftests/vm/e2e.sh
+	N3T_E2E_SUITE=$(SUITE) selftests/vm/e2e.sh
 
 matrix:
 	selftests/vm/matrix.sh

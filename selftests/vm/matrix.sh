@@ -7,7 +7,9 @@
 # the suite), builds the module, the test PMU and the perfcost bench helper
 # with W=1 -Werror against the suite's headers with its kbuild and compiler
 # (suite-build.sh), then boots the kernel in qemu-system-aarch64 -M virt
-# with them and runs the kselftests that apply on any kernel (N3T_MATRIX_TESTS).
+# with them and runs the kselftests that apply on any kernel (N3T_MATRIX_TESTS);
+# with trixie among the suites, the packages end to end on Debian 13 too
+# (e2e.sh, N3T_E2E_SUITE=trixie; its lines e2e-trixie/..., one row of the table).
 # Prints a table, test x kernel: pass, FAIL or skip with the reason, into
 # build/matrix/table.txt too; results (PASS|FAIL|SKIP lines) in
 # build/matrix/results.txt, what each kernel was and took in kernels.txt.  Exits 1 when anything failed.
@@ -114,6 +116,20 @@ for s in "${suites[@]}"; do
 		echo "$s $ABI $CC vm $(( $(date +%s) - vt ))s" >> "$out/kernels.txt"
 	) || record FAIL "$s/matrix-step (exited $?)"
 done
+
+# the packages end to end on Debian 13 (e2e.sh with N3T_E2E_SUITE=trixie:
+# DKMS, its signing, systemd, node_exporter, Prometheus), when trixie is
+# among the suites; N3T_MATRIX_E2E=0 leaves it out
+if [ -z "$build_only" ] && [ "${N3T_MATRIX_E2E:-1}" != 0 ] && [[ " ${suites[*]} " == *" trixie "* ]]; then
+	step "trixie: the packages end to end (e2e.sh, N3T_E2E_SUITE=trixie; log: $out/e2e-trixie.log)"
+	et=$(date +%s)
+	: > "$out/e2e-trixie-results.txt"
+	N3T_E2E_SUITE=trixie "$here/e2e.sh" "$out" "$out/e2e-trixie-results.txt" > "$out/e2e-trixie.log" 2>&1 ||
+		record FAIL "e2e-trixie/exited-early (see $out/e2e-trixie.log)"
+	while read -r r n; do record "$r" "$n"; done < "$out/e2e-trixie-results.txt" > /dev/null
+	grep '^FAIL' "$out/e2e-trixie-results.txt" || true
+	echo "   e2e on trixie: $(( $(date +%s) - et ))s, $(grep -c "^PASS" "$out/e2e-trixie-results.txt") passed, $(grep -c "^FAIL" "$out/e2e-trixie-results.txt") failed"
+fi
 
 step "table"
 python3 "$here/matrix_table.py" "$results" "$out/kernels.txt" "${suites[@]}" | tee "$out/table.txt"

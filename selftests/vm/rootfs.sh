@@ -1,30 +1,46 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A Debian 12 arm64 system with systemd for the end-to-end test (e2e.sh):
-# Debian's arm64 6.1 kernel (the one distro-kernel.sh fetches) with its
-# linux-headers, gcc, make, dkms, prometheus-node-exporter and openssh-server,
-# as a qcow2 disk image, built from Debian's packages by mmdebstrap (bookworm,
-# -updates, -security) in a directory, every maintainer script run in the
+# A Debian arm64 system with systemd for the end-to-end test (e2e.sh):
+#   rootfs.sh [SUITE]     bookworm (the default) or trixie
+# the suite's arm64 kernel (bookworm: the 6.1 distro-kernel.sh fetches;
+# trixie: the 6.12 suite-kernel.sh fetches) with its linux-headers, gcc,
+# make, dkms, prometheus-node-exporter and openssh-server (trixie: openssl
+# too, which n3telemetry-dkms recommends, so that DKMS signs), as a qcow2
+# disk image, built from Debian's packages by mmdebstrap (SUITE, -updates,
+# -security) in a directory, every maintainer script run in the
 # chroot by QEMU's user-mode emulator (qemu-user-static) through binfmt_misc,
 # then mke2fs -d (no mount, no loop device).  binfmt_misc is mounted and
 # qemu-aarch64 registered for the build only, and the host left as it was.
 # (A second stage in qemu-system-aarch64 was tried first: dpkg under full
 # system emulation took over 40 minutes.)
-# Cached like the kernels, keyed by the kernel ABI and this script; built
-# once under a lock.  Prints the cache directory as its last line: disk.qcow2
-# (the base image: use it as a backing file, never write it), vmlinuz and
-# initrd.img (from the image's /boot), id_ed25519 (root's ssh key).
+# Cached like the kernels, keyed by the suite, the kernel ABI and this
+# script; built once under a lock.  Prints the cache directory as its last
+# line: disk.qcow2 (the base image: use it as a backing file, never write
+# it), vmlinuz and initrd.img (from the image's /boot), id_ed25519 (root's
+# ssh key), abi (the kernel's release).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${N3T_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n3telemetry}
-ddir=$("$here/distro-kernel.sh" | tail -1)
-abi=${ddir##*/distro-}		# 6.1.0-NN-arm64, what distro-kernel.sh fetched
+suite=${1:-bookworm}
+case $suite in
+bookworm)
+	ddir=$("$here/distro-kernel.sh" | tail -1)
+	abi=${ddir##*/distro-}		# 6.1.0-NN-arm64, what distro-kernel.sh fetched
+	extra= ;;
+trixie)
+	# the kernel make matrix boots for trixie (6.12.NN+deb13-arm64); its
+	# kbuild needs pahole
+	abi=$(sed -n 's/^ABI=//p' "$("$here/suite-kernel.sh" trixie | tail -1)/n3t-kernel.env")
+	extra=,openssl,pahole ;;
+*) echo "rootfs: unknown suite $suite (bookworm, trixie)" >&2; exit 2 ;;
+esac
+[ -n "$abi" ] || { echo "rootfs: no kernel for $suite" >&2; exit 1; }
 hash=$(sha256sum < "$0" | cut -c1-12)
-out="$cache/rootfs-bookworm-$abi-$hash"
+out="$cache/rootfs-$suite-$abi-$hash"
 PKGS="systemd,systemd-sysv,udev,dbus,kmod,procps,iproute2,\
 openssh-server,initramfs-tools,linux-image-$abi,linux-headers-$abi,\
-gcc,make,libc6-dev,dkms,prometheus-node-exporter,wireless-regdb"
+gcc,make,libc6-dev,dkms,prometheus-node-exporter,wireless-regdb$extra"
 
 if [ -e "$out/.done" ]; then
 	echo "$out"
@@ -38,7 +54,7 @@ if [ -e "$out/.done" ]; then
 	exit 0
 fi
 t0=$(date +%s)
-echo "rootfs: building Debian 12 arm64 with $abi in $out" >&2
+echo "rootfs: building Debian $suite arm64 with $abi in $out" >&2
 rm -rf "$out" && mkdir -p "$out"
 tree=$out/tree
 
@@ -88,7 +104,7 @@ mmdebstrap --variant=minbase --architectures=arm64 --include="$PKGS" \
 	--setup-hook="cp -a '$setup/.' \"\$1/\"" \
 	--customize-hook='chroot "$1" systemctl enable systemd-networkd' \
 	--customize-hook='chroot "$1" passwd -d root' \
-	bookworm "$tree" > "$out/mmdebstrap.log" 2>&1 ||
+	"$suite" "$tree" > "$out/mmdebstrap.log" 2>&1 ||
 	{ tail -30 "$out/mmdebstrap.log" >&2; exit 1; }
 undo_binfmt
 trap - EXIT
@@ -100,6 +116,7 @@ mke2fs -q -t ext4 -L n3troot -d "$tree" "$out/disk.raw" 4G
 rm -rf "$tree" "$setup"
 qemu-img convert -O qcow2 "$out/disk.raw" "$out/disk.qcow2"
 rm -f "$out/disk.raw"
+echo "$abi" > "$out/abi"
 echo "rootfs: done in $(( $(date +%s) - t0 ))s" >&2
 touch "$out/.done"
 echo "$out"
