@@ -4,7 +4,7 @@
 # node_exporter's perf collector, as busy-loop work lost per CPU per guest
 # second, on Debian 12's production arm64 6.1 kernel under
 # qemu-system-aarch64 -icount shift=0,sleep=off (one guest instruction per
-# guest ns, whatever the host does).  See README, "Cost".
+# guest ns, whatever the host does).  See Documentation/n3telemetry.rst, "Cost".
 #
 #   bench.sh            the full matrix (1, 4, 16 vCPUs; scaling to 64; the
 #                       context-switch benchmark at 1 vCPU)
