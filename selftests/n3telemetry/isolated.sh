@@ -201,7 +201,9 @@ if [ $mode = cpuset ]; then
 	s0=$(value $N3T/cpu3/status seq)
 	sleep 0.3
 	check live-cpu3-intervals test "$(value $N3T/cpu3/status seq)" -gt "$s0"
+	# CPU 3's runs are traced: some in the 100 ms before the write
 	[ -n "$WQTRACE" ] && echo > $T/trace
+	sleep 0.1
 	echo isolated > /sys/fs/cgroup/iso/cpuset.cpus.partition
 	# the write has returned: CPU 3 is isolated from here on (the runs
 	# while the write was under way, however long it took, come before)
@@ -210,9 +212,11 @@ if [ $mode = cpuset ]; then
 	sleep 0.1
 	if [ -n "$WQTRACE" ]; then
 		awk '/tracing_mark_write: n3t-isolated/ { print "marker"; m = 1; next }
-			m && /\[003\].*function n3t_/' $T/trace > /tmp/live-runs
-		# the marker is in the trace: what follows it was seen
+			/\[003\].*function n3t_/ { print m ? $0 : "before" }' $T/trace > /tmp/live-runs
+		# the marker is in the trace, and CPU 3's runs before it too: what
+		# follows it was seen
 		check live-write-marked grep -qx marker /tmp/live-runs
+		check live-runs-traced-before-the-write grep -qx before /tmp/live-runs
 		n=$(grep -c 'function n3t_' /tmp/live-runs || true)
 		echo "# the module's work ran $n times on cpu3 after the write that isolated it:"
 		grep 'function n3t_' /tmp/live-runs | sed 's/^ */# /' || true

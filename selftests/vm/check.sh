@@ -44,7 +44,10 @@ if [ $mode = check ]; then
 	step "in the background: end to end, Debian packages on Debian 12 arm64 with systemd (log: build/e2e.log); then Debian 11's 5.10 and trixie-backports' 7.x (log: build/matrix.log)"
 	"$vmdir/distro-kernel.sh" > /dev/null
 	: > "$out/e2e-results.txt"
-	rm -rf "$out/guest-ready" "$out/e2e.rc" "$out/matrix.rc" "$out/matrix"
+	rm -rf "$out/guest-ready" "$out/e2e.rc" "$out/matrix.rc" "$out/check-matrix"
+	# a process group of its own (job control), so that the EXIT trap stops
+	# it whole, the matrix's VMs and builds included
+	set -m
 	(
 		rc=0
 		"$vmdir/e2e.sh" "$out" "$out/e2e-results.txt" > "$out/e2e.log" 2>&1 || rc=$?
@@ -55,12 +58,13 @@ if [ $mode = check ]; then
 		# kbuild and compiler (a cached chroot of the suite), booted, and
 		# the kselftests that apply on any kernel run on the test PMU
 		rc=0
-		N3T_MATRIX_OUT=$out/matrix N3T_MATRIX_GUEST_READY=1 \
+		N3T_MATRIX_OUT=$out/check-matrix N3T_MATRIX_GUEST_READY=1 \
 			N3T_MATRIX_TESTS="$MATRIX_CHECK_TESTS" \
 			"$vmdir/matrix.sh" bullseye trixie-backports > "$out/matrix.log" 2>&1 || rc=$?
 		echo $rc > "$out/matrix.rc"
 	) &
 	bg_pid=$!
+	set +m
 fi
 # bg_join: wait for them, show their steps and failures, add their lines
 bg_join() {
@@ -76,14 +80,14 @@ bg_join() {
 	[ "$rc" = 0 ] || grep -q '^FAIL' "$out/e2e-results.txt" ||
 		record FAIL "e2e (exited $rc early, see $out/e2e.log)"
 	grep -E '^== (\[|matrix)' "$out/matrix.log" 2> /dev/null || true
-	grep -E '^(FAIL|SKIP)' "$out/matrix/results.txt" 2> /dev/null || true
+	grep -E '^(FAIL|SKIP)' "$out/check-matrix/results.txt" 2> /dev/null || true
 	sed -n '/^== \[.*\] table$/,$p' "$out/matrix.log" 2> /dev/null | sed '1d'
-	cat "$out/matrix/results.txt" >> "$results" 2> /dev/null || true
+	cat "$out/check-matrix/results.txt" >> "$results" 2> /dev/null || true
 	rc=$(cat "$out/matrix.rc" 2> /dev/null || echo "no status")
-	[ "$rc" = 0 ] || grep -q '^FAIL' "$out/matrix/results.txt" 2> /dev/null ||
+	[ "$rc" = 0 ] || grep -q '^FAIL' "$out/check-matrix/results.txt" 2> /dev/null ||
 		record FAIL "matrix (exited $rc early, see $out/matrix.log)"
 }
-trap '[ -z "$bg_pid" ] || { pkill -P "$bg_pid"; kill "$bg_pid"; } 2> /dev/null || true' EXIT
+trap '[ -z "$bg_pid" ] || kill -- -"$bg_pid" 2> /dev/null || true' EXIT
 
 step "debug test kernel (linux-source-6.12 + selftests/vm/kernel.config)"
 kdir=$("$vmdir/build-kernel.sh" | tail -1)
