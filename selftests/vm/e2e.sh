@@ -378,7 +378,8 @@ journal_errors() {
 	sed 's/^/   /' "$f" | tail -20
 }
 # boot_errors NAME: journal_errors for this boot from the module's load on
-# (modprobe@n3telemetry's start, in the monotonic time journalctl prints);
+# (modprobe@n3telemetry's start, in monotonic time, each entry at the time
+# of its source);
 # the whole boot's errors and kernel log are kept and those before the load
 # printed.  Before the load it is the kernel's boot under emulation, where a
 # host busy with other VMs can starve a vCPU long enough for an RCU stall
@@ -389,11 +390,28 @@ boot_errors() {
 	from=$(gs systemctl show -P InactiveExitTimestampMonotonic modprobe@n3telemetry.service)
 	gs journalctl --no-pager -q -o short-monotonic -b -k > "$out/kernel-$name.txt" 2>&1 || true
 	journal_errors "$out/journal-err-$name-boot.txt" -b > /dev/null || true
-	# journalctl's "[  33.855737] host ..." split in two at the load
-	awk -v from="${from:-0}" -v before="$out/journal-err-$name-before-load.txt" '
-		{ t = substr($1 $2, 2); sub(/\].*/, "", t) }
-		t * 1e6 < from { print > before; next }
-		{ print }' "$out/journal-err-$name-boot.txt" > "$out/journal-err-$name.txt"
+	# split in two at the load, each entry at its own time: the kernel's
+	# for its messages (_SOURCE_MONOTONIC_TIMESTAMP); journalctl's
+	# short-monotonic time is when journald read them, which in a boot
+	# slowed down by a busy host (trixie, 240 s) put an RCU stall of the
+	# initramfs after the module's load
+	gs journalctl --no-pager -q -o json -b -p err > "$out/journal-err-$name.json" 2> /dev/null || true
+	python3 - "${from:-0}" "$out/journal-err-$name.json" "$out/journal-err-$name-before-load.txt" \
+		> "$out/journal-err-$name.txt" <<'EOF2'
+import json, sys
+frm, before = int(sys.argv[1]), open(sys.argv[3], 'w')
+for ln in open(sys.argv[2]):
+    try:
+        e = json.loads(ln)
+    except ValueError:
+        continue
+    t = int(e.get('_SOURCE_MONOTONIC_TIMESTAMP') or e.get('__MONOTONIC_TIMESTAMP') or 0)
+    m = e.get('MESSAGE')
+    if isinstance(m, list):
+        m = bytes(m).decode('utf-8', 'replace')
+    print('[%12.6f] %s: %s' % (t / 1e6, e.get('SYSLOG_IDENTIFIER', '?'), m),
+          file=before if t < frm else sys.stdout)
+EOF2
 	if [ -s "$out/journal-err-$name-before-load.txt" ]; then
 		echo "   errors before the module's load (at $(( ${from:-0} / 1000000 )) s), not asserted:"
 		sed 's/^/   /' "$out/journal-err-$name-before-load.txt" | tail -5
