@@ -412,6 +412,11 @@ for ln in open(sys.argv[2]):
     print('[%12.6f] %s: %s' % (t / 1e6, e.get('SYSLOG_IDENTIFIER', '?'), m),
           file=before if t < frm else sys.stdout)
 EOF2
+	# errors in the journal but none in its JSON (not read): all asserted
+	if [ -s "$out/journal-err-$name-boot.txt" ] && [ ! -s "$out/journal-err-$name.txt" ] &&
+	   [ ! -s "$out/journal-err-$name-before-load.txt" ]; then
+		cp "$out/journal-err-$name-boot.txt" "$out/journal-err-$name.txt"
+	fi
 	if [ -s "$out/journal-err-$name-before-load.txt" ]; then
 		echo "   errors before the module's load (at $(( ${from:-0} / 1000000 )) s), not asserted:"
 		sed 's/^/   /' "$out/journal-err-$name-before-load.txt" | tail -5
