@@ -81,7 +81,7 @@ rmmod n3t_testpmu
 tp_setup 6 || exit 1
 before=$(state)
 n0=$(fits_msg)
-nlog=$(dmesg | grep -c n3telemetry)
+nlog=$(dmesg | grep -c 'n3telemetry: ')
 echo 1 > $TPDBG/counters
 echo N > $TPDBG/cycle_counter
 advance_interval -1
@@ -89,7 +89,7 @@ advance_interval -1
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 expect_eq all-stepped-aside "$ncpu" "$(value $N3T/system/status cpus_aside)"
 expect_eq aside-kept-plan "$before" "$(state)"
-expect_eq aside-no-log "$nlog" "$(dmesg | grep -c n3telemetry)"
+expect_eq aside-no-log "$nlog" "$(dmesg | grep -c 'n3telemetry: ')"
 expect_eq aside-kept-capacity "programmable 6" "$(head -1 $N3T/counters)"
 expect_eq aside-nan nan "$(value $N3T/cpu1/topdown_l1 retiring)"
 check files-read cat $N3T/cpu1/topdown_l1 $N3T/system/general

@@ -177,7 +177,7 @@ if [ -d $FF ]; then
 	expect_eq enomem-stays-paused 0 "$(cat $N3T/enabled)"
 	expect_eq enomem-state paused "$(states)"
 	expect_eq enomem-no-counter 0 "$(active)"
-	expect_eq enomem-one-log-line 1 "$(dmesg | grep -c n3telemetry)"
+	expect_eq enomem-one-log-line 1 "$(dmesg | grep -c 'n3telemetry: ')"
 	expect_eq enomem-log "could not resume (error -12); still paused" \
 		"$(dmesg | sed -n 's/.*n3telemetry: //p')"
 	expect_eq resume-after-enomem OK "$(errno_of $N3T/enabled 1)"
