@@ -2,7 +2,7 @@
 /*
  * n3telemetry sampler: per-CPU kernel counters (flexible, or pinned with
  * pinned=1), one event set counting at a time, switched by a CPU-bound
- * deferrable work item on a schedule (enum n3t_schedule: by default the
+ * delayed work item on a schedule (enum n3t_schedule: by default the
  * first group's sets every interval, and every few intervals one other set
  * in turn), optionally each interval ending with a rest holding no counter
  * (yield_pct); stepping aside, per CPU, for other perf users; the CPU
@@ -196,9 +196,9 @@ static unsigned long n3t_rest_jiffies(const struct n3t_cpu *pc, unsigned long iv
  * slice k ends at epoch + (k + 1) * (interval - r) / nr_slots and the rest
  * at epoch + interval, which is the next interval's epoch (in jiffies).  So
  * the time the sampler itself takes, or a late timer, does not stretch the
- * interval: it lasts the interval, within a jiffy.  A CPU whose deferrable
- * timer slept through more than a whole interval (idle) starts a new
- * schedule instead of catching up with slices of no length.
+ * interval: it lasts the interval, within a jiffy.  A CPU whose timer
+ * fired more than a whole interval late starts a new schedule instead of
+ * catching up with slices of no length.
  * @pct: the yield_pct the sampler read
  * Return: the delay until the current slice's (or rest's) deadline, at
  * least a jiffy.
@@ -985,7 +985,12 @@ static int n3t_cpu_online(unsigned int cpu)
 		pc->turn %= pc->nr_sets - pc->nr_every;
 	pc->active = n3t_slot_set(pc, 0, pc->turn, pc->flip);
 	seqcount_init(&pc->pub_lock);
-	INIT_DEFERRABLE_WORK(&pc->work, n3t_slice_work);
+	/*
+	 * Not deferrable: an idle CPU would keep its set's counters from a
+	 * CPU-wide perf user that came meanwhile until it woke for something
+	 * else, and only then step aside.
+	 */
+	INIT_DELAYED_WORK(&pc->work, n3t_slice_work);
 	ret = n3t_cpu_create_events(pc);
 	if (ret) {
 		n3t_release_all(pc);

@@ -166,7 +166,7 @@ struct n3t_cpu_set {
  * @nr_sets: @plan->nr_sets
  * @nr_ev: n3t_plan_nr_events(@plan): entries of @ev and @pub_delta
  * @nr_ctr: distinct events of @plan: entries of @ctr
- * @work: the slice timer, bound to @cpu, deferrable
+ * @work: the slice timer, bound to @cpu (not deferrable: see n3t_cpu_online())
  * @nr_every: sets 0 .. @nr_every - 1 are counted in every interval, the
  *	others one per interval in turn (@nr_sets with the every-set schedule)
  * @nr_slots: slices of the interval under way: @nr_every, plus one for

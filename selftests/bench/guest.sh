@@ -286,8 +286,7 @@ run() {	# run CONFIG REP
 		w1=$(dmesg | grep "unknown parameter 'schedule'" | tail -1 | sed 's/^\[[^]]*\] *//')
 		echo "BENCH info schedule-param $(schedule) ${w1:+(insmod: $w1)}"
 	fi
-	# settle with the busy loops running: the module's slice timers are
-	# deferrable and would wait for an idle CPU's next wakeup
+	# settle with the busy loops running
 	t=$(spin now)
 	spin $((t + 100000000)) "$settle" > /dev/null
 	nsets=0
@@ -353,7 +352,7 @@ pingpongs() {
 			*) echo "BENCH error unknown configuration $cfg"; continue ;;
 			esac || { echo "BENCH error $cfg did not start"; continue; }
 			[ $cfg != pp-none ] && live "$cfg" "$r"
-			# the module's first intervals, the CPU busy (deferrable timers)
+			# the module's first intervals, the CPU busy
 			t=$(spin now)
 			spin $((t + 100000000)) "$settle" > /dev/null
 			for m in ev noev; do

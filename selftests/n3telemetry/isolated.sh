@@ -165,8 +165,7 @@ if [ $mode = nohz_full ]; then
 	check unload-again n3t_unload
 fi
 check load-isolated n3t_load force=1 interval_ms=20 isolated=1
-# something to run on CPU 3 (the slice timer is deferrable: an idle CPU's
-# interval waits for it to wake)
+# something to run on CPU 3
 if [ $mode = nohz_full ]; then
 	mkdir -p /sys/fs/cgroup/iso
 	echo 3 > /sys/fs/cgroup/iso/cpuset.cpus

@@ -52,8 +52,8 @@ wait $p
 check lease-exit-0 test $? = 0
 check cpu1-back-within-5-intervals wait_state 1 collecting
 # counting again: topdown_l1's values from an interval after the lease
-# (something runs on CPU 1: an idle CPU's deferrable slice timer waits for
-# it; the test PMU counts only what is injected, so the values are nan)
+# (something runs on CPU 1, as the values need; the test PMU counts only
+# what is injected, so the values are nan)
 s0=$(value $N3T/cpu1/status seq)
 pmuuser -t 1 -a 1 -s 0.6 0 > /dev/null
 check cpu1-counts-again test "$(awk '$1 == "topdown_l1" { print $3 }' $N3T/cpu1/ages)" -gt "$s0"

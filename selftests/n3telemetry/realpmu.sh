@@ -11,7 +11,7 @@ i=0
 while [ $i -lt 100000 ]; do i=$((i + 1)); done &
 sleep 2
 wait
-# any CPU: the busy loop may have run anywhere, an idle CPU's interval waits
+# any CPU: the busy loop may have run anywhere
 cyc=$(awk '$1 == "CPU_CYCLES" { print $2 }' $N3T/system/events)
 check cycles-counted test "${cyc:-0}" -gt 0
 ipc=$(value $N3T/system/general ipc)
@@ -121,14 +121,41 @@ check record-task-99 min99 record-task
 check top-cpu-counted u top-cpu -c 1 -S 1000000 -s 2 0x11
 check top-cpu-99 min99 top-cpu
 EV6="0x08 0x08 0x08 0x08 0x08 0x08"
+# CPU 2 idle the whole time: this shell and what it starts run elsewhere
+# (perf stat -a's CPU may have nothing to run; the step aside must not wait
+# for it to wake)
+taskset -p 0xb $$ > /dev/null
+# runs: CPU 2's sampler runs so far
+runs() { awk '$1 == "cpu2" { print $3 }' $DBG/cost; }
+# idle, CPU 2's sampler still runs on time, as it must to see another user
+# come: 10 intervals of 100 ms in a second, two or three runs in each (at
+# least 10 with slack; a deferrable timer, which waits for the CPU to wake
+# for something else, ran once)
+r0=$(runs)
+sleep 1
+r1=$(runs)
+echo "# idle cpu2: its sampler ran $((r1 - r0)) times in 1 s"
+check idle-cpu2-sampler-on-time test $((r1 - r0)) -ge 10
+runs0=$(runs)
 u stat-a-6 -c 2 -s 3 -W 1 $EV6 > /tmp/sa6.out 2>&1 &
 bg=$!
+# CPU 2's state every 0.1 s, and its sampler's counts, as diagnostics
+(k=0; while [ $k -lt 30 ]; do k=$((k + 1)); printf '%s ' "$(value $N3T/cpu2/status state | cut -c1-4)"; sleep 0.1; done; echo) > /tmp/sa6.states &
 sleep 1.5
 state2=$(value $N3T/cpu2/status state)
 state1=$(value $N3T/cpu1/status state)
 wait $bg
+wait
 cat /tmp/sa6.out
+echo "# stat-a-6: cpu2 every 0.1 s: $(cat /tmp/sa6.states)"
+echo "# stat-a-6: $(grep '^cpu2 ' $DBG/cost)"
+runs=$(($(runs) - runs0))
+taskset -p 0xf $$ > /dev/null
 check stat-a-6-99-from-second-1 min99 stat-a-6
+# stepped aside, CPU 2's sampler runs once an interval (30 intervals, two
+# or three runs in those before the step aside; at least 25 with slack)
+echo "# stat-a-6: cpu2's sampler ran $runs times in the 3 s"
+check stat-a-6-cpu2-sampler-on-time test "$runs" -ge 25
 expect_eq stat-a-6-cpu2-stepped-aside stepped-aside "$state2"
 expect_eq stat-a-6-cpu1-collecting collecting "$state1"
 check stat-4-all-counted u stat-4 -a 1 -s 2 0x08 0x08 0x08 0x08
