@@ -79,6 +79,7 @@ check cpu-cycles-99 min_share cpu-cycles 99
 # idle the whole time (this shell and what it starts run elsewhere)
 seq1=$(value $N3T/cpu1/status seq)
 t0=$(cut -d' ' -f1 /proc/uptime)
+mask=$(taskset -p $$ | sed 's/.*: //')
 taskset -p 0xb $$ > /dev/null
 u cpu-flexible-6 -c 2 -s 3 -W 1 $EV6 > /tmp/cf6.out 2>&1 &
 bg=$!
@@ -88,7 +89,7 @@ retiring2=$(value $N3T/cpu2/topdown_l1 retiring)
 state1=$(value $N3T/cpu1/status state)
 wait $bg
 rc=$?
-taskset -p 0xf $$ > /dev/null
+taskset -p "$mask" $$ > /dev/null
 cat /tmp/cf6.out
 check cpu-flexible-6-counted test $rc = 0
 check cpu-flexible-6-99-from-second-1 min_share cpu-flexible-6 99
