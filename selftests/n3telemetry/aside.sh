@@ -19,8 +19,6 @@ need_testpmu
 # cpu_events CPU: the test PMU's CPU-wide events that exist on CPU now
 cpu_events() { awk -v c="cpu$1" '$1 == c { print $2 }' $TPDBG/events; }
 cpu_peak() { awk -v c="cpu$1" '$1 == c { print $4 }' $TPDBG/events; }
-# cost CPU FIELD: a field of the sampler's cost line of CPU
-cost() { awk -v c="cpu$1" -v f="$2" '$1 == c { for (i = 2; i < NF; i += 2) if ($i == f) print $(i + 1) }' $DBG/cost; }
 
 TP_SPARE= tp_setup 6 || exit 1
 expect_eq spare-default 1 "$(value $N3T/counters spare)"

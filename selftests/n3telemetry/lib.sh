@@ -217,6 +217,18 @@ trace_off() {
 	echo > $TRACEFS/trace
 }
 
+# cost CPU FIELD: a field of CPU's line in the sampler's debugfs cost file
+# (slices, looks, asides, ...)
+cost() { awk -v c="cpu$1" -v f="$2" '$1 == c { for (i = 2; i < NF; i += 2) if ($i == f) print $(i + 1) }' $DBG/cost; }
+
+# pin_shell MASK: this shell, and what it starts from now on, run on the CPUs
+# of MASK (taskset's hex); unpin_shell gives back the mask it had before
+pin_shell() {
+	_shell_mask=$(taskset -p $$ | sed 's/.*: //')
+	taskset -p "$1" $$ > /dev/null
+}
+unpin_shell() { taskset -p "$_shell_mask" $$ > /dev/null; }
+
 # diag_run NAME OUT CMD [ARGS...]: run CMD with its output in OUT, print
 # that output as diagnostics (each line "# NAME: ..."), return its status
 diag_run() {

@@ -65,7 +65,6 @@ min_share() {
 	awk -v min="$2" '{ sub(/%$/, "", $5); if ($5 + 0 < min) bad = 1 } END { exit bad || !NR }' \
 		"/tmp/pmuuser.$1"
 }
-cost() { awk -v c="cpu$1" -v f="$2" '$1 == c { for (i = 2; i < NF; i += 2) if ($i == f) print $(i + 1) }' $DBG/cost; }
 EV4="0x08 0x08 0x08 0x08"
 EV6="0x08 0x08 0x08 0x08 0x08 0x08"
 
@@ -79,8 +78,7 @@ check cpu-cycles-99 min_share cpu-cycles 99
 # idle the whole time (this shell and what it starts run elsewhere)
 seq1=$(value $N3T/cpu1/status seq)
 t0=$(cut -d' ' -f1 /proc/uptime)
-mask=$(taskset -p $$ | sed 's/.*: //')
-taskset -p 0xb $$ > /dev/null
+pin_shell 0xb
 u cpu-flexible-6 -c 2 -s 3 -W 1 $EV6 > /tmp/cf6.out 2>&1 &
 bg=$!
 sleep 1.5
@@ -89,7 +87,7 @@ retiring2=$(value $N3T/cpu2/topdown_l1 retiring)
 state1=$(value $N3T/cpu1/status state)
 wait $bg
 rc=$?
-taskset -p "$mask" $$ > /dev/null
+unpin_shell
 cat /tmp/cf6.out
 check cpu-flexible-6-counted test $rc = 0
 check cpu-flexible-6-99-from-second-1 min_share cpu-flexible-6 99

@@ -125,20 +125,17 @@ EV6="0x08 0x08 0x08 0x08 0x08 0x08"
 # CPU 2 idle the whole time: this shell and what it starts run elsewhere
 # (perf stat -a's CPU may have nothing to run; the step aside must not wait
 # for it to wake)
-mask=$(taskset -p $$ | sed 's/.*: //')
-taskset -p 0xb $$ > /dev/null
-# runs: CPU 2's sampler runs so far
-runs() { awk '$1 == "cpu2" { print $3 }' $DBG/cost; }
+pin_shell 0xb
 # idle, CPU 2's sampler still runs on time, as it must to see another user
 # come: 10 intervals of 100 ms in a second, two or three runs in each (at
 # least 10 with slack; a deferrable timer, which waits for the CPU to wake
 # for something else, ran once)
-r0=$(runs)
+r0=$(cost 2 slices)
 sleep 1
-r1=$(runs)
+r1=$(cost 2 slices)
 echo "# idle cpu2: its sampler ran $((r1 - r0)) times in 1 s"
 check idle-cpu2-sampler-on-time test $((r1 - r0)) -ge 10
-runs0=$(runs)
+runs0=$(cost 2 slices)
 u stat-a-6 -c 2 -s 3 -W 1 $EV6 > /tmp/sa6.out 2>&1 &
 bg=$!
 # CPU 2's state every 0.1 s, and its sampler's counts, as diagnostics
@@ -151,8 +148,8 @@ wait
 cat /tmp/sa6.out
 echo "# stat-a-6: cpu2 every 0.1 s: $(cat /tmp/sa6.states)"
 echo "# stat-a-6: $(grep '^cpu2 ' $DBG/cost)"
-echo "# stat-a-6: cpu2's sampler ran $(($(runs) - runs0)) times while perf stat -a ran"
-taskset -p "$mask" $$ > /dev/null
+echo "# stat-a-6: cpu2's sampler ran $(($(cost 2 slices) - runs0)) times while perf stat -a ran"
+unpin_shell
 check stat-a-6-99-from-second-1 min99 stat-a-6
 expect_eq stat-a-6-cpu2-stepped-aside stepped-aside "$state2"
 expect_eq stat-a-6-cpu1-collecting collecting "$state1"

@@ -130,8 +130,8 @@ def fair_server_at_dying(lines):
         m = DYING.search(lines[end])
         names = []
         k = end + 1
-        while k < len(lines) and TASK.search(lines[k]):
-            names.append(TASK.search(lines[k]).group(1))
+        while k < len(lines) and (t := TASK.search(lines[k])):
+            names.append(t.group(1))
             k += 1
         if m.group(2) == '2' and names == [f'migration/{m.group(1)}']:
             excused.update(range(start, k))
