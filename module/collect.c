@@ -173,7 +173,7 @@ ALLOW_ERROR_INJECTION(n3t_create, ERRNO);
 static unsigned long n3t_interval_jiffies(const struct n3t_cpu *pc, unsigned int pct)
 {
 	return max_t(unsigned long, msecs_to_jiffies(n3t_cfg.interval_ms),
-		     pc->nr_every + 1 + !!pct);
+		     pc->sch.nr_every + 1 + !!pct);
 }
 
 /*
@@ -187,7 +187,7 @@ static unsigned long n3t_rest_jiffies(const struct n3t_cpu *pc, unsigned long iv
 		return 0;
 	return clamp_t(unsigned long,
 		       msecs_to_jiffies(DIV_ROUND_UP(n3t_cfg.interval_ms * pct, 100)),
-		       1, ivl - pc->nr_every - 1);
+		       1, ivl - pc->sch.nr_every - 1);
 }
 
 /*
@@ -214,57 +214,13 @@ static unsigned long n3t_slice_delay(struct n3t_cpu *pc, unsigned int pct)
 		start = work - ivl;	/* negative: the epoch is ahead */
 		end = 0;
 	} else {
-		start = pc->slot * work / pc->nr_slots;
-		end = (pc->slot + 1) * work / pc->nr_slots;
+		start = pc->sch.slot * work / pc->sch.nr_slots;
+		end = (pc->sch.slot + 1) * work / pc->sch.nr_slots;
 	}
 	if (time_after(now, pc->epoch + end + ivl))
 		pc->epoch = now - start;
 	end += pc->epoch;
 	return time_after(end, now) ? end - now : 1;
-}
-
-/*
- * The schedule (enum n3t_schedule): an interval has a slice for each of the
- * sets counted in every interval, 0 .. nr_every - 1, and, in one interval
- * of every pc->every (phase 0), one for the set whose turn it is, second.
- * With the every-set schedule nr_every is nr_sets and nothing rotates.
- * With the rotating schedule and several sets of every interval (the first
- * group split over sets), every other interval (@flip) takes them in
- * reverse order: an interval starts with the set the one before ended
- * with, so that no switch falls on the boundary, and the rotating slice
- * between two of them adds one switch, not two.
- * Return: the set that counts in slice @slot of the interval at @turn
- * (slot 0 of any interval; a later one of the interval under way).
- */
-static unsigned int n3t_slot_set(const struct n3t_cpu *pc, unsigned int slot,
-				 unsigned int turn, bool flip)
-{
-	if (slot && pc->nr_slots > pc->nr_every) {
-		if (slot == 1)
-			return pc->nr_every + turn % (pc->nr_sets - pc->nr_every);
-		slot--;
-	}
-	return flip ? pc->nr_every - 1 - slot : slot;
-}
-
-/* Whether the interval after one at @flip takes its sets in reverse order. */
-static bool n3t_next_flip(const struct n3t_cpu *pc, bool flip)
-{
-	return pc->nr_every > 1 && pc->nr_every < pc->nr_sets ? !flip : false;
-}
-
-/* The rotation position after the interval under way, at @turn. */
-static unsigned int n3t_next_turn(const struct n3t_cpu *pc, unsigned int turn)
-{
-	if (pc->nr_slots == pc->nr_every)
-		return turn;	/* no rotating slice in it (or nothing rotates) */
-	return (turn + 1) % (pc->nr_sets - pc->nr_every);
-}
-
-/* Slices of the interval at @phase: a rotating one at phase 0. */
-static unsigned int n3t_nr_slots(const struct n3t_cpu *pc, unsigned int phase)
-{
-	return pc->nr_every + (pc->nr_sets > pc->nr_every && !phase);
 }
 
 /*
@@ -338,7 +294,7 @@ static void n3t_drop_all(struct n3t_cpu *pc)
 	unsigned int i;
 
 	n3t_release_all(pc);
-	for (i = 0; i < pc->nr_sets; i++)
+	for (i = 0; i < pc->sch.nr_sets; i++)
 		pc->set[i].good_ns = 0;
 	for (i = 0; i < pc->nr_ev; i++)
 		pc->ev[i].acc = 0;
@@ -493,26 +449,37 @@ static void n3t_enable_set(struct n3t_cpu *pc)
  * into metrics and publish them, with the interval's sequence number and
  * end; the other sets' values stay as their latest interval left them.
  */
+/*
+ * A rotating set whose slice in the interval that ends was lost (a counter
+ * not created, or one that did not count the whole slice): its values,
+ * counts and age stay those of its latest complete slice, as between its
+ * turns; only its lost slices are published.  A set of every interval
+ * reads nan instead: it is never older than an interval.
+ */
+static bool n3t_set_kept(const struct n3t_cpu *pc, unsigned int s)
+{
+	return s >= pc->sch.nr_every && !pc->set[s].good_ns;
+}
+
 static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 {
 	const struct n3t_plan *plan = pc->plan;
 	struct n3t_result *r = &pc->scratch;
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
 	/* the interval's sets: 0 .. nr_every - 1, and the rotating one's */
-	unsigned int last = pc->nr_every - 1;
+	unsigned int last = n3t_sched_interval_set(&pc->sch, pc->sch.nr_slots - 1);
 	unsigned int slot, s, i;
-
-	if (pc->nr_slots > pc->nr_every)
-		last = n3t_slot_set(pc, 1, pc->turn, false);
 
 	r->seq = ++pc->seq;
 	r->end_ns = now;
 	r->interval_ns = now - pc->interval_start;
-	r->nr_sets = pc->nr_slots;
-	for (slot = 0; slot < pc->nr_slots; slot++) {
+	r->nr_sets = pc->sch.nr_slots;
+	for (slot = 0; slot < pc->sch.nr_slots; slot++) {
 		struct n3t_cpu_set *cs;
 
-		s = slot < pc->nr_slots - 1 ? slot : last;
+		s = n3t_sched_interval_set(&pc->sch, slot);
+		if (n3t_set_kept(pc, s))
+			continue;
 		cs = &pc->set[s];
 		bitmap_zero(counted, N3T_MAX_EVENTS);
 		if (cs->good_ns) {
@@ -528,8 +495,8 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	}
 	/* the events with a measurement: each set's latest interval's */
 	bitmap_zero(r->counted, N3T_MAX_EVENTS);
-	for (s = 0; s < pc->nr_sets; s++) {
-		bool in_turn = s < pc->nr_every || s == last;
+	for (s = 0; s < pc->sch.nr_sets; s++) {
+		bool in_turn = (s < pc->sch.nr_every || s == last) && !n3t_set_kept(pc, s);
 
 		if (in_turn ? !pc->set[s].good_ns : !pc->pub_set[s].good_ns)
 			continue;
@@ -540,23 +507,25 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	preempt_disable();
 	write_seqcount_begin(&pc->pub_lock);
 	pc->pub = *r;
-	for (slot = 0; slot < pc->nr_slots; slot++) {
-		struct n3t_cpu_set *cs = &pc->set[slot < pc->nr_slots - 1 ? slot : last];
+	for (slot = 0; slot < pc->sch.nr_slots; slot++) {
+		struct n3t_cpu_set *cs = &pc->set[n3t_sched_interval_set(&pc->sch, slot)];
 		struct n3t_pub_set *ps = &pc->pub_set[cs - pc->set];
 
+		ps->lost = cs->lost;
+		if (n3t_set_kept(pc, cs - pc->set))
+			continue;
 		ps->seq = r->seq;
 		ps->end_ns = now;
 		ps->interval_ns = r->interval_ns;
 		ps->good_ns = cs->good_ns;
-		ps->lost = cs->lost;
 		for (i = cs->first; i < cs->first + cs->nr; i++)
 			pc->pub_delta[i] = pc->ev[i].acc;
 	}
 	write_seqcount_end(&pc->pub_lock);
 	preempt_enable();
 
-	for (slot = 0; slot < pc->nr_slots; slot++) {
-		struct n3t_cpu_set *cs = &pc->set[slot < pc->nr_slots - 1 ? slot : last];
+	for (slot = 0; slot < pc->sch.nr_slots; slot++) {
+		struct n3t_cpu_set *cs = &pc->set[n3t_sched_interval_set(&pc->sch, slot)];
 
 		cs->good_ns = 0;
 		for (i = cs->first; i < cs->first + cs->nr; i++)
@@ -584,7 +553,7 @@ static void n3t_end_interval_aside(struct n3t_cpu *pc, u64 now)
 	preempt_disable();
 	write_seqcount_begin(&pc->pub_lock);
 	pc->pub = *r;
-	for (s = 0; s < pc->nr_sets; s++) {
+	for (s = 0; s < pc->sch.nr_sets; s++) {
 		struct n3t_pub_set *ps = &pc->pub_set[s];
 
 		ps->seq = 0;
@@ -634,7 +603,12 @@ static bool n3t_look(struct n3t_cpu *pc)
 		ok = n3t_ctr_get(pc, c, true);
 		if (ok) {
 			n3t_read_ctr(pc, c, &d, &de, &dr);
-			ok = dr == de;
+			/*
+			 * enabled and running alike, and enabled at all: a
+			 * pinned event (pinned=1) that found no counter is in
+			 * the error state, its times frozen at 0 (6.12)
+			 */
+			ok = de && dr == de;
 		}
 	}
 	for (i = s0->first; ok && i < s0->first + s0->nr; i++) {
@@ -644,7 +618,7 @@ static bool n3t_look(struct n3t_cpu *pc)
 		if (!c->pe)
 			continue;
 		n3t_read_ctr(pc, c, &d, &de, &dr);
-		ok = dr == de;
+		ok = de && dr == de;
 	}
 	n3t_release_all(pc);
 	/* the sets of every interval: off until their slices */
@@ -671,7 +645,7 @@ static void n3t_lend(struct n3t_cpu *pc, bool counting)
 	n3t_drop_all(pc);
 	pc->lent = true;
 	/* what is left of the interval is published with nothing counted */
-	pc->slot = pc->nr_slots - 1;
+	pc->sch.slot = pc->sch.nr_slots - 1;
 	WRITE_ONCE(per_cpu(n3t_state, pc->cpu), N3T_CPU_PAUSED);
 }
 
@@ -701,9 +675,8 @@ static void n3t_aside_work(struct n3t_cpu *pc, unsigned int pct)
 	}
 	pc->aside = false;
 	pc->resumed = true;
-	pc->slot = 0;
-	pc->active = n3t_slot_set(pc, 0, pc->turn, pc->flip);
-	pc->nr_slots = n3t_nr_slots(pc, pc->phase);
+	n3t_sched_resume(&pc->sch);
+	pc->active = n3t_sched_first(&pc->sch);
 	pc->epoch = jiffies;
 	pc->interval_start = ktime_get_ns();
 	WRITE_ONCE(per_cpu(n3t_state, pc->cpu), N3T_CPU_COLLECTING);
@@ -750,9 +723,9 @@ static void n3t_slice_work(struct work_struct *work)
 {
 	struct n3t_cpu *pc = container_of(to_delayed_work(work), struct n3t_cpu, work);
 	unsigned int pct = READ_ONCE(n3t_cfg.yield_pct);
-	unsigned int slot = pc->slot + 1, turn = pc->turn, next;
+	struct n3t_sched_step st;
 	u64 t0 = local_clock(), cost;
-	bool rest = false, aside, flip = pc->flip;
+	bool rest = false, aside;
 
 	if (unlikely(!n3t_cpu_wanted(pc->cpu))) {
 		n3t_retire(pc);
@@ -777,16 +750,11 @@ static void n3t_slice_work(struct work_struct *work)
 		n3t_enable_set(pc);
 		goto queue;
 	}
-	if (slot == pc->nr_slots) {
-		slot = 0;
-		turn = n3t_next_turn(pc, turn);
-		flip = n3t_next_flip(pc, flip);
-		rest = pct;
-	}
-	next = n3t_slot_set(pc, slot, turn, flip);
-	aside = n3t_end_slice(pc, rest ? N3T_NO_SET : next, true);
+	n3t_sched_next(&pc->sch, &st);
+	rest = st.new_interval && pct;
+	aside = n3t_end_slice(pc, rest ? N3T_NO_SET : st.set, true);
 	n3t_test_delay(N3T_HOOK_SWITCH);
-	if (!slot) {
+	if (st.new_interval) {
 		pc->epoch += n3t_interval_jiffies(pc, pct);
 		/*
 		 * No rest, but the last slice ended where a rest was planned
@@ -799,20 +767,15 @@ static void n3t_slice_work(struct work_struct *work)
 			n3t_end_interval_aside(pc, ktime_get_ns());
 		else
 			n3t_end_interval(pc, ktime_get_ns());
-		if (pc->nr_sets > pc->nr_every)
-			pc->phase = pc->phase ? pc->phase - 1 : pc->every - 1;
-		pc->nr_slots = n3t_nr_slots(pc, pc->phase);
 		pc->resumed = false;
 	}
-	pc->turn = turn;
-	pc->flip = flip;
+	n3t_sched_commit(&pc->sch, &st);
 	if (aside) {
 		/* nothing counts: the next run ends the interval */
-		pc->slot = pc->nr_slots - 1;
+		pc->sch.slot = pc->sch.nr_slots - 1;
 		goto queue;
 	}
-	pc->slot = slot;
-	pc->active = next;
+	pc->active = st.set;
 	if (rest) {
 		pc->resting = true;
 		n3t_stat_add(&pc->rests, 1);
@@ -838,7 +801,7 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 {
 	const struct n3t_plan *plan = dom->plan;
 	unsigned int nr_sets = plan->nr_sets, nr_ev = n3t_plan_nr_events(plan);
-	unsigned int nr_ctr, nr_rot, s;
+	unsigned int nr_ctr, s;
 	size_t sz = sizeof(struct n3t_cpu);
 	struct n3t_cpu *pc;
 	size_t off_set, off_ev, off_ctr, off_pub_set, off_delta;
@@ -865,14 +828,6 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 		return NULL;
 	pc->dom = dom;
 	pc->plan = plan;
-	pc->nr_sets = nr_sets;
-	pc->nr_every = READ_ONCE(n3t_cfg.schedule) == N3T_SCHED_ALL ? nr_sets : plan->nr_every;
-	/* a rotating slice every @every intervals: each set within N3T_FRESH_MS */
-	nr_rot = nr_sets - pc->nr_every;
-	pc->every = nr_rot ? max(1U, N3T_FRESH_MS / (READ_ONCE(n3t_cfg.interval_ms) * nr_rot)) : 1;
-	if (n3t_every_override())
-		pc->every = n3t_every_override();
-	pc->nr_slots = n3t_nr_slots(pc, 0);
 	pc->aside_backoff = 1;
 	/* a look tries the set that needs the most counters */
 	for (s = 1; s < nr_sets; s++)
@@ -908,7 +863,7 @@ static int n3t_cpu_create_events(struct n3t_cpu *pc)
 	bitmap_zero(held, N3T_MAX_EVENTS);
 	for (s = 0; s < plan->nr_sets; s++) {
 		bitmap_or(all, all, plan->set[s].events, N3T_MAX_EVENTS);
-		if (s < pc->nr_every || n3t_hold_all())
+		if (s < pc->sch.nr_every || n3t_hold_all())
 			bitmap_or(held, held, plan->set[s].events, N3T_MAX_EVENTS);
 	}
 	for_each_set_bit(e, all, N3T_MAX_EVENTS) {
@@ -980,10 +935,24 @@ static int n3t_cpu_online(unsigned int cpu)
 	pc->cpu = cpu;
 	/* only the teardown callbacks, serialised with this one, write them */
 	pc->seq = per_cpu_ptr(n3t_base, cpu)->seq;
-	pc->turn = per_cpu_ptr(n3t_base, cpu)->turn;
-	if (pc->nr_sets > pc->nr_every)
-		pc->turn %= pc->nr_sets - pc->nr_every;
-	pc->active = n3t_slot_set(pc, 0, pc->turn, pc->flip);
+	/*
+	 * a rotating slice every @every intervals, so that each set is
+	 * counted within N3T_FRESH_MS; the rotation goes on where the CPU's
+	 * last state left it.  The packer's plans always fit a schedule
+	 * (1 .. N3T_MAX_SETS sets, nr_every at most nr_sets; a plan with no
+	 * set for its first group rotates them all): this is a guard.
+	 */
+	ret = n3t_sched_init(&pc->sch, d->plan->nr_sets,
+			     READ_ONCE(n3t_cfg.schedule) == N3T_SCHED_ALL ?
+			     d->plan->nr_sets : d->plan->nr_every,
+			     READ_ONCE(n3t_cfg.interval_ms), n3t_every_override(),
+			     per_cpu_ptr(n3t_base, cpu)->turn);
+	if (WARN_ON_ONCE(ret)) {
+		kvfree(pc);
+		n3t_cpu_left_out(cpu, N3T_CPU_NO_COUNTERS, ret);
+		return 0;
+	}
+	pc->active = n3t_sched_first(&pc->sch);
 	seqcount_init(&pc->pub_lock);
 	/*
 	 * Not deferrable: an idle CPU would keep its set's counters from a
@@ -1029,7 +998,7 @@ static void n3t_cpu_free(unsigned int cpu, struct n3t_cpu *pc)
 	 * the next state goes on with the set whose turn the interval under
 	 * way was; resting, the next interval's (its predecessor is published)
 	 */
-	b->turn = pc->turn;
+	b->turn = pc->sch.turn;
 	b->lost += pc->scratch.lost;
 	for (e = 0; e < N3T_MAX_EVENTS; e++) {
 		b->ev_count[e] += pc->scratch.ev_count[e];
@@ -1052,10 +1021,12 @@ static int n3t_cpu_offline(unsigned int cpu)
 {
 	struct n3t_cpu *pc = rcu_dereference_protected(per_cpu(n3t_pcpu, cpu), true);
 
+	/* stopped first: a sampler run would write its own state after ours */
+	if (pc)
+		cancel_delayed_work_sync(&pc->work);
 	WRITE_ONCE(per_cpu(n3t_state, cpu), N3T_CPU_OFFLINE);
 	if (!pc)
 		return 0;
-	cancel_delayed_work_sync(&pc->work);
 	/*
 	 * resting, aside or retired, every counter is off and what they
 	 * counted folded in
@@ -1110,7 +1081,7 @@ bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_resu
 				seq = read_seqcount_begin(&pc->pub_lock);
 				*res = pc->pub;
 				if (ok && sets)
-					memcpy(sets, pc->pub_set, pc->nr_sets * sizeof(*sets));
+					memcpy(sets, pc->pub_set, pc->sch.nr_sets * sizeof(*sets));
 				if (ok && delta)
 					memcpy(delta, pc->pub_delta, pc->nr_ev * sizeof(*delta));
 			} while (read_seqcount_retry(&pc->pub_lock, seq));
@@ -1311,6 +1282,20 @@ void n3t_lease(const struct cpumask *cpus, bool take)
 	}
 	cpus_read_unlock();
 	mutex_unlock(&n3t_cfg.reconf);
+}
+
+/**
+ * n3t_cpu_leased() - whether a pause lease is in force on a CPU
+ * @cpu: a possible CPU
+ *
+ * Its PMU is lent to whoever holds the lease: what is free there says
+ * nothing of what the module will find when the lease is given back (the
+ * CPU then looks whether its sets fit, as after a step aside).
+ * Return: true while a lease names @cpu.
+ */
+bool n3t_cpu_leased(unsigned int cpu)
+{
+	return atomic_read(per_cpu_ptr(&n3t_leases, cpu));
 }
 
 /*

@@ -432,15 +432,24 @@ static int __n3t_pack(const struct n3t_model *model, u32 groups, unsigned int ca
 				n3t_place(plan, events, one);
 		}
 	}
-	/* the first selected group's sets are the first ones: it was placed first */
+	/*
+	 * The sets of every interval: those of the first selected group that
+	 * has a metric in a set.  It was the first to open sets, so they are
+	 * the first ones, and (sealed) nothing else joined them.  Only when
+	 * none of a selected group's metrics fits, such as topdown_l1 on one
+	 * counter, is that not the first selected group: a plan has sets of
+	 * every interval whenever it has sets.
+	 */
 	plan->nr_every = 0;
-	for (g = 0; g < model->nr_groups && !(groups & BIT(g)); g++)
-		;
-	for (i = 0; g < model->nr_groups && i < model->groups[g].nr; i++) {
-		int s = plan->metric_set[model->groups[g].metrics[i]];
+	for (g = 0; g < model->nr_groups && !plan->nr_every; g++) {
+		if (!(groups & BIT(g)))
+			continue;
+		for (i = 0; i < model->groups[g].nr; i++) {
+			int s = plan->metric_set[model->groups[g].metrics[i]];
 
-		if (s >= (int)plan->nr_every)
-			plan->nr_every = s + 1;
+			if (s >= (int)plan->nr_every)
+				plan->nr_every = s + 1;
+		}
 	}
 	return plan->nr_sets ? 0 : -ENOSPC;
 }
@@ -459,7 +468,8 @@ static int __n3t_pack(const struct n3t_model *model, u32 groups, unsigned int ca
  * new events (first such set on ties), so the result is deterministic.  A
  * metric whose events do not fit even alone is marked unschedulable; it is
  * never split across sets.  The first selected group is placed first, so
- * the sets opened for it are the first ones (@plan->nr_every).  Unless
+ * the sets opened for it are the first ones (@plan->nr_every; if none of
+ * its metrics fits, the sets of the first group that has one).  Unless
  * the whole selection fits in one set, they hold nothing else: they count
  * in every interval (the rotating schedule), so the fewer their events,
  * the less the module holds of the PMU most of the time, and the less a

@@ -159,8 +159,10 @@ struct n3t_set {
  * @cycle_counter: whether CPU_CYCLES could use the dedicated cycle counter
  * @nr_sets: number of sets in @set
  * @nr_every: sets 0 .. @nr_every - 1 hold the metrics of the first selected
- *	group (topdown_l1 where the core has it): the rotating schedule counts
- *	them in every interval and the others in turn
+ *	group (topdown_l1 where the core has it; if none of its metrics fits
+ *	@capacity, of the first selected group one of whose metrics does):
+ *	the rotating schedule counts them in every interval and the others in
+ *	turn.  At least 1 when @nr_sets is
  * @set: the event sets, in rotation order
  * @selected: every metric of the selected groups
  * @unschedulable: selected metrics whose events cannot be counted together

@@ -14,15 +14,10 @@
 
 #include "config.h"
 #include "coretype.h"
+#include "schedule.h"
 
 #define N3T_VERSION		"0.2.0"
 #define N3T_SET_MAX		(N3T_MAX_CAPACITY + 1)
-/*
- * The rotating schedule keeps every group at most this old (one fleet
- * scrape): it gives the rotating sets a slice every N intervals, N as large
- * as that allows (struct n3t_cpu.every)
- */
-#define N3T_FRESH_MS		15000
 
 struct perf_event;
 
@@ -163,25 +158,14 @@ struct n3t_cpu_set {
  * @cpu: the CPU
  * @dom: the CPU's core type
  * @plan: the plan it was built for (constant while it exists)
- * @nr_sets: @plan->nr_sets
  * @nr_ev: n3t_plan_nr_events(@plan): entries of @ev and @pub_delta
  * @nr_ctr: distinct events of @plan: entries of @ctr
  * @work: the slice timer, bound to @cpu (not deferrable: see n3t_cpu_online())
- * @nr_every: sets 0 .. @nr_every - 1 are counted in every interval, the
- *	others one per interval in turn (@nr_sets with the every-set schedule)
- * @nr_slots: slices of the interval under way: @nr_every, plus one for
- *	the set whose turn it is in the intervals that rotate (@phase 0)
- * @every: intervals from one rotating slice to the next: the largest
- *	that counts every set within N3T_FRESH_MS (at least 1)
- * @phase: intervals until the next that rotates (0: the one under way)
- * @flip: the interval under way takes the sets of every interval in
- *	reverse order (n3t_slot_set())
- * @slot: the slice under way, 0 .. @nr_slots - 1
- * @turn: intervals since the rotation began (continues the CPU's
- *	struct n3t_base's): the set in rotation this interval is
- *	@nr_every + @turn % (@nr_sets - @nr_every)
+ * @sch: the CPU's position in its plan's schedule (struct n3t_sched:
+ *	@sch.nr_sets is @plan->nr_sets, the entries of @set and @pub_set;
+ *	@sch.turn continues the CPU's struct n3t_base's)
  * @resting: the rest (yield_pct) after an interval's last slice: every
- *	counter is off, @slot, @turn and @active name the slice that starts
+ *	counter is off, @sch and @active name the slice that starts
  *	when it ends
  * @active: index of the set counting now (the next one while @resting)
  * @interval_start: ktime_get_ns() at the start of the current interval
@@ -214,7 +198,7 @@ struct n3t_cpu_set {
  * @pub_lock: seqcount protecting @pub, @pub_set and @pub_delta; written
  *	only by the sampler on @cpu with preemption off, read locklessly
  * @pub: the latest published interval
- * @pub_set: per-set data of @pub, @nr_sets entries: each set's latest
+ * @pub_set: per-set data of @pub, @sch.nr_sets entries: each set's latest
  *	interval (the sampler reads its own without @pub_lock)
  * @pub_delta: counts of each set's complete slices in its latest interval,
  *	@nr_ev entries, in the order of @ev
@@ -242,17 +226,10 @@ struct n3t_cpu {
 	unsigned int cpu;
 	const struct n3t_core_type *dom;
 	const struct n3t_plan *plan;
-	unsigned int nr_sets;
 	unsigned int nr_ev;
 	unsigned int nr_ctr;
 	struct delayed_work work;
-	unsigned int nr_every;
-	unsigned int nr_slots;
-	unsigned int every;
-	unsigned int phase;
-	bool flip;
-	unsigned int slot;
-	unsigned int turn;
+	struct n3t_sched sch;
 	bool resting;
 	unsigned int active;
 	u64 interval_start;
@@ -354,6 +331,7 @@ void n3t_start(bool quiet);
 void n3t_stop(void);
 /* pause leases, for the snapshot device (N3T_IOC_PAUSE) */
 void n3t_lease(const struct cpumask *cpus, bool take);
+bool n3t_cpu_leased(unsigned int cpu);
 
 extern atomic_t n3t_cpu_warned;
 

@@ -7,7 +7,8 @@
  * with n3t_create() and released before returning; nothing is kept but the
  * core types' capacity and usable events.
  *
- * Calls the sampler only for n3t_create() (fault injection), core-type
+ * Calls the sampler only for n3t_create() (fault injection) and
+ * n3t_cpu_leased() (a leased CPU is not probed), core-type
  * lookups (coretype.c) and config.c; includes n3telemetry.h and probe.h.
  * Called by control.c.
  */
@@ -137,10 +138,11 @@ static int n3t_leave_reserved(struct n3t_core_type *d, unsigned int *cap, bool *
 /**
  * n3t_probe_capacity() - how many counters each core type can use now
  *
- * Probe every online CPU that collects and keep, per core type, what all of its
- * CPUs can do: the smallest capacity, and the cycle counter only if it is
- * free everywhere (CPU_CYCLES took a programmable counter where more events
- * ran without it).  A core type with no such CPU keeps what it had.
+ * Probe every online CPU that collects, but those under a pause lease
+ * (n3t_cpu_leased()), and keep, per core type, what all of them can do:
+ * the smallest capacity, and the cycle counter only if it is free
+ * everywhere (CPU_CYCLES took a programmable counter where more events ran
+ * without it).  A core type with no such CPU keeps what it had.
  * Return: 0; -EBUSY when a core type has no counter free; -ENODEV when no
  * CPU could be probed; or the error creating a counter.
  */
@@ -159,7 +161,12 @@ int n3t_probe_capacity(void)
 		struct n3t_core_type *dom = n3t_cpu_core_type(cpu);
 		bool probed = false;
 
-		if (!dom || !n3t_cpu_wanted(cpu))
+		/*
+		 * a CPU under a pause lease is lent whole (perf stat of every
+		 * counter there is what the lease is for): it does not set the
+		 * capacity of the others, and looks when the lease ends
+		 */
+		if (!dom || !n3t_cpu_wanted(cpu) || n3t_cpu_leased(cpu))
 			continue;
 		cpus_read_lock();
 		if (cpu_online(cpu)) {

@@ -278,7 +278,8 @@ static int n3t_lease_cpus(const struct n3t_pause_lease *l, struct cpumask *cpus)
 		for (b = 0; b < 64; b++) {
 			if (!(word & BIT_ULL(b)))
 				continue;
-			if (w * 64 + b >= nr_cpu_ids)
+			/* a CPU that can never exist is a bad lease, as one past the last */
+			if (w * 64 + b >= nr_cpu_ids || !cpu_possible(w * 64 + b))
 				return -EINVAL;
 			cpumask_set_cpu(w * 64 + b, cpus);
 		}

@@ -11,7 +11,9 @@ metrics use (pseudo-random, fixed seed per model, 10^6..3*10^9, CPU_CYCLES
 of the description in its order, the value computed here from Arm's formula
 strings with exact rationals (the slot literal as written: the test PMU has
 no PMMIR_EL1), rounded half away from zero to the unit's decimals (both
-expected.py's, shared with the other Python tests).  Group
+expected.py's, shared with the other Python tests).  OUT_DIR/<model>.events:
+"metric EVENT..." for every metric, its distinct events (what it needs of
+the counters, for plans.sh).  Group
 file names come from the generator's naming (tools/models/gen_models.py);
 nothing else is taken from the module's code."""
 import glob
@@ -39,6 +41,9 @@ def main():
         counts['CPU_CYCLES'] = Fraction(10 ** 9)
         with open(os.path.join(out, name + '.vec'), 'w') as f:
             f.write(' '.join(f'{e}={int(counts[e])}' for e in events) + '\n')
+        with open(os.path.join(out, name + '.events'), 'w') as f:
+            for m in sorted(spec['metrics']):
+                f.write(' '.join([m] + sorted(set(spec['metrics'][m]['events']))) + '\n')
         groups = spec['groups']['metrics']
         order = [g for g in GROUP_FILES if g in groups] + [g for g in groups if g not in GROUP_FILES]
         with open(os.path.join(out, name + '.expect'), 'w') as f:

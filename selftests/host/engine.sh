@@ -16,6 +16,16 @@ else
 	echo "not ok engine-builds-in-userspace"
 fi
 
+# the schedule run over every plan the packer makes (schedule_test.c)
+if gcc $CFLAGS -o "$out/schedule-host-test" "$top/selftests/host/schedule_test.c" \
+	"$top/module/schedule.c" "$top/module/engine.c" "$top/module/models.c" \
+	2> "$out/schedule-host-test.err"; then
+	"$out/schedule-host-test"
+else
+	cat "$out/schedule-host-test.err"
+	echo "not ok schedule-host-test-builds"
+fi
+
 # Arm's telemetry descriptions, one JSON file per model (read-only reference)
 specdir=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}
 specs=("$specdir"/neoverse-*.json)

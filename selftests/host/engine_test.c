@@ -197,17 +197,25 @@ static int check_plan(const struct n3t_model *model, u32 groups, unsigned int ca
 		    !bitmap_subset(ev, a.set[a.metric_set[m]].events, N3T_MAX_EVENTS))
 			bad++;
 	}
-	/* the sets counted in every interval: exactly those of the first selected group */
+	/*
+	 * the sets counted in every interval: exactly those of the first
+	 * selected group that has a metric in a set (one at least, if any)
+	 */
 	{
-		bool first[N3T_MAX_SETS] = { false };
-		unsigned int g0 = 0;
+		bool first[N3T_MAX_SETS] = { false }, found = false;
+		unsigned int g0;
 
-		while (g0 < model->nr_groups && !(groups & BIT(g0)))
-			g0++;
-		for (unsigned int i = 0; g0 < model->nr_groups && i < model->groups[g0].nr; i++)
-			if (a.metric_set[model->groups[g0].metrics[i]] >= 0)
-				first[a.metric_set[model->groups[g0].metrics[i]]] = true;
-		if (a.nr_every > a.nr_sets)
+		for (g0 = 0; g0 < model->nr_groups && !found; g0++) {
+			if (!(groups & BIT(g0)))
+				continue;
+			for (unsigned int i = 0; i < model->groups[g0].nr; i++) {
+				int s = a.metric_set[model->groups[g0].metrics[i]];
+
+				if (s >= 0)
+					first[s] = found = true;
+			}
+		}
+		if (a.nr_every > a.nr_sets || (a.nr_sets && !a.nr_every))
 			bad++;
 		for (unsigned int s = 0; s < a.nr_sets; s++)
 			bad += first[s] != (s < a.nr_every);

@@ -315,6 +315,9 @@ err cpu-missing "no CPU 99 in" "$N3TEL" --sysfs "$out/good" show --cpu 99
 err cpu-range-missing "no CPU 8-9 in" "$N3TEL" --sysfs "$out/good" show --cpu 1,8-9
 err cpu-bad-range "bad --cpu" "$N3TEL" --sysfs "$out/good" show --cpu 3-1
 err cpu-empty-item "bad --cpu" "$N3TEL" --sysfs "$out/good" show --cpu 1,,2
+# a negative CPU: refused before anything is opened (pause shifted by it)
+err cpu-negative "CPU numbers are 0 or more" "$N3TEL" --sysfs "$out/good" show --cpu -3
+err pause-cpu-negative "CPU numbers are 0 or more" "$N3TEL" --sysfs "$out/good" pause --cpu -3 -- true
 t cpu-range-ok sh -c "'$N3TEL' --sysfs '$out/good' show --cpu 1-2 --group general | grep -c '^cpu' | grep -qx 2"
 err delay-small "--delay wants seconds from 0.1 to 3600" "$N3TEL" --sysfs "$out/good" top --delay 0.05
 err delay-large "--delay wants seconds from 0.1 to 3600" "$N3TEL" --sysfs "$out/good" top --delay 3601

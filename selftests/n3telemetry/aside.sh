@@ -109,6 +109,31 @@ for sel in default all; do
 	tp_teardown
 done
 
+# pinned=1: counters taken away on every CPU (3 of the 6 left, the sets
+# need more): each CPU steps aside once and stays aside while they are
+# taken.  A look's pinned event that finds no counter goes to the error
+# state with its times frozen at 0; taken for one that counted (it was,
+# on 6.12), the CPU came back and was pushed out again every few
+# intervals.  With the counters back, it collects within 5 intervals.
+tp_setup 6 pinned=1 || exit 1
+echo 3 > $TPDBG/counters
+a0=$(cost 1 asides)
+k0=$(cost 1 looks)
+i=0
+while [ $i -lt 12 ]; do advance_interval -1; i=$((i + 1)); done
+echo "# pinned, 3 counters: cpu1 $(( $(cost 1 asides) - a0 )) steps aside, $(( $(cost 1 looks) - k0 )) looks in 12 intervals"
+expect_eq pinned-aside-once $((a0 + 1)) "$(cost 1 asides)"
+check pinned-looked test "$(cost 1 looks)" -gt "$k0"
+expect_eq pinned-still-aside stepped-aside "$(st $N3T/cpu1 state)"
+echo 6 > $TPDBG/counters
+i=0
+while [ $i -lt 5 ] && [ "$(st $N3T/cpu1 state)" != collecting ]; do
+	advance_interval -1
+	i=$((i + 1))
+done
+expect_eq pinned-back collecting "$(st $N3T/cpu1 state)"
+tp_teardown
+
 # Stepped aside on every CPU: a CPU going off and on meanwhile, then the
 # module unloaded, then a CPU going off and on again (nothing of the
 # module may run after its exit).

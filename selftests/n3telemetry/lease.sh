@@ -31,7 +31,7 @@ EV6="0x08 0x08 0x08 0x08 0x08 0x08"
 # held NAME: a command that runs until "go NAME" (timing-proof leases)
 held() { echo "while [ ! -e /tmp/lease.$1 ]; do sleep 0.05; done"; }
 go() { touch "/tmp/lease.$1"; }
-rm -f /tmp/lease.a /tmp/lease.b /tmp/lease.c /tmp/lease.d
+rm -f /tmp/lease.a /tmp/lease.b /tmp/lease.c /tmp/lease.d /tmp/lease.e
 
 # CPU-wide, 6 programmable counters and the cycle counter, on CPU 1 for 1 s
 # under a lease: every one counts the whole time
@@ -90,6 +90,8 @@ expect_eq exit-status-passed 3 "$?"
 n3tel pause -- /nonexistent 2> /tmp/lease.err
 expect_eq no-such-command 127 "$?"
 check no-such-command-says-so grep -q 'cannot run /nonexistent' /tmp/lease.err
+n3tel pause -- /proc/version 2> /tmp/lease.err
+expect_eq not-executable-126 126 "$?"
 # a bad --cpu: refused, one line, nothing paused
 n3tel pause --cpu 4000 -- true 2> /tmp/lease.err
 check bad-cpu-fails test $? != 0
@@ -107,6 +109,24 @@ check others-resumed wait_state 2 collecting
 go d
 wait $p
 check back-after-lease-and-resume wait_state 1 collecting
+# a resume while a lease's command holds its CPU's whole PMU (pinned, six
+# counters and the cycle counter): the leased CPU is lent, not probed, so
+# the resume succeeds with the counters the others have, and the CPU comes
+# back when the lease ends (it failed with EBUSY, every CPU re-packed for
+# what CPU 1 had left)
+c0=$(head -1 $N3T/counters)
+n3tel pause --cpu 1 -- sh -c "pmuuser -t $TP -c 1 -p -s 30 0x11 $EV6 > /dev/null & \
+	$(held e); kill \$!" &
+p=$!
+check whole-pmu-lease-in-force wait_state 1 paused
+sleep 0.5
+expect_eq enabled-0-beside-whole-pmu-lease OK "$(errno_of $N3T/enabled 0)"
+expect_eq enabled-1-beside-whole-pmu-lease OK "$(errno_of $N3T/enabled 1)"
+expect_eq resume-keeps-counters "$c0" "$(head -1 $N3T/counters)"
+check others-resumed-beside-whole-pmu-lease wait_state 2 collecting
+go e
+wait $p
+check back-after-whole-pmu-lease wait_state 1 collecting
 n3t_unload
 # without CAP_PERFMON: no lease (EPERM), even where everyone may read
 # (world_readable=1); with it, a lease

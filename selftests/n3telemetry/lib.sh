@@ -200,6 +200,18 @@ need_testpmu() {
 	N3T_MOD=$N3T_TEST_MODDIR
 }
 
+# load_refusal: how the load whose stderr is /tmp/ierr was refused (nospc,
+# busy, or other: and the message)
+load_refusal() {
+	if grep -q "No space left" /tmp/ierr; then
+		echo nospc
+	elif grep -q "Device or resource busy" /tmp/ierr; then
+		echo busy
+	else
+		echo "other: $(cat /tmp/ierr)"
+	fi
+}
+
 # trace_on EVENT...: trace these events (group/name) into an empty buffer;
 # fails when tracefs or one of them is missing.  trace_off EVENT...: stop.
 TRACEFS=/sys/kernel/tracing

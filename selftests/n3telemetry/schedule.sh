@@ -144,6 +144,38 @@ expect_eq back-sets-per-interval 2 "$(st $N3T/cpu1 sets_per_interval)"
 expect_eq back-set6-turn " 13 0 0 0 0 0 13 13" "$(all_ages $N3T/cpu1)"
 tp_teardown
 
+# A rotating slice lost (a counter of its set not created: fail_function
+# on n3t_create()) keeps the set's values and age from its latest complete
+# slice, as between its turns; its lost slice is counted.  Intervals 2..7
+# count every set with VEC_A (set 1 twice); in interval 8 (sets 0, 2) on
+# cpu1 set 2's first counter is not created: topdown_l1 takes VEC_B,
+# frontend_mem_cache_bound (set 2) keeps VEC_A's value from interval 2.
+FF=/sys/kernel/debug/fail_function
+if [ -d $FF ] && grep -q '^n3t_create' $FF/injectable; then
+	tp_setup 6 schedule=rotate || exit 1
+	for i in 2 3 4 5 6 7; do scripted_interval 1 "$VEC_A"; done
+	expect_eq lost-before-ages " 7 2 2 3 5 5 6 6" "$(all_ages $N3T/cpu1)"
+	lost0=$(st $N3T/cpu1 lost_slices)
+	echo n3t_create > $FF/inject
+	echo 100 > $FF/probability
+	echo 0 > $FF/interval
+	echo 1 > $FF/times
+	inject 1 "$VEC_B"
+	advance 1
+	echo > $FF/inject
+	inject 1 "$VEC_B"
+	advance 1
+	expect_eq lost-seq 8 "$(st $N3T/cpu1 seq)"
+	expect_eq lost-slice-counted $((lost0 + 1)) "$(st $N3T/cpu1 lost_slices)"
+	group_is lost-l1-new $N3T/cpu1 topdown_l1 "$VEC_B"
+	expect_eq lost-set2-value-kept "$(want "$VEC_A" frontend_mem_cache_bound)" \
+		"$(value $N3T/cpu1/topdown_frontend frontend_mem_cache_bound)"
+	expect_eq lost-set2-age-kept " 8 2 2 3 5 5 6 6" "$(all_ages $N3T/cpu1)"
+	tp_teardown
+else
+	ktap_test_skip "lost-rotating-slice (no fail_function for n3t_create)"
+fi
+
 # the module parameter takes the same words
 check param-all sh -c "insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters=6 &&
 	insmod $N3T_KO force=1 pmu_type=\$(cat /sys/bus/event_source/devices/n3t_testpmu/type) schedule=all &&

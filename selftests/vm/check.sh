@@ -173,11 +173,17 @@ fi
 step "initramfs"
 # the capacity x selection oracle of the sweep kselftest, from Arm's spec
 spec=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}/neoverse-n3.json
-rm -f "$out/fits.txt"
+rm -rf "$out/fits.txt" "$out/fits"
 if [ -r "$spec" ] && gcc -O2 -I"$top/module" -I"$top/tools/include" -I"$top/uapi" \
 	-o "$out/engine-tables" "$top/selftests/host/engine_test.c" "$top/module/engine.c" \
 	"$top/module/models.c"; then
 	python3 "$top/selftests/host/fits.py" "$spec" "$out/engine-tables" > "$out/fits.txt"
+	# every table's, for plans.sh
+	rm -rf "$out/fits" && mkdir -p "$out/fits"
+	for s in "$(dirname "$spec")"/neoverse-*.json; do
+		python3 "$top/selftests/host/fits.py" "$s" "$out/engine-tables" \
+			> "$out/fits/$(basename "$s" .json).txt"
+	done
 fi
 # each core's scripted counts and expected group files, from Arm's formulas
 rm -rf "$out/cores"
@@ -194,6 +200,15 @@ fi
 # what the matrix in the background waits for
 touch "$out/guest-ready"
 "$vmdir/mkinitramfs.sh" "$m612" "$out/initramfs-6.12.cpio.gz"
+
+# vm_limit SECONDS: a VM's time limit, which only stops a VM that hangs.
+# SECONDS is about twice a run on a quiet 2-core host; a busy one (CI's
+# background e2e and matrix VMs beside it, another job) has taken more
+# (6.1's smoke boot ended mid-neighbour at 300 s), so the limit is three
+# times that, or N3T_VM_SLOW times it.  CI's own limit bounds the sum.
+vm_limit() {
+	echo $(( $1 * ${N3T_VM_SLOW:-3} ))
+}
 
 # qemu KERNEL INITRD APPEND LOG TIMEOUT [extra]; VM_QEMU, VM_CPU, VM_SMP
 # override the binary, -cpu max and -smp 4
@@ -260,11 +275,11 @@ vm_run() {
 }
 
 step "QEMU's own PMU with -icount (real emulated cycles and instructions)"
-vm_run 6.12-realpmu "n3t.mode=realpmu" 300 -icount shift=0
+vm_run 6.12-realpmu "n3t.mode=realpmu" "$(vm_limit 300)" -icount shift=0
 
 step "isolated CPUs: 6.12 debug kernel booted with nohz_full=3, and CPU 3 in a cpuset isolated partition"
-vm_run 6.12-isolated "n3t.mode=isolated nohz_full=3" 300
-vm_run 6.12-isolated-cpuset "n3t.mode=isolated n3t.cpuset=3" 300
+vm_run 6.12-isolated "n3t.mode=isolated nohz_full=3" "$(vm_limit 300)"
+vm_run 6.12-isolated-cpuset "n3t.mode=isolated n3t.cpuset=3" "$(vm_limit 300)"
 
 # neoverse_models QEMU: the Neoverse CPU models QEMU offers
 neoverse_models() {
@@ -275,7 +290,7 @@ neoverse_models() {
 vm_detect() {
 	local tag=$1 q=$2 cpu=$3 t
 	t=$(date +%s)
-	VM_QEMU=$q VM_CPU=$cpu VM_SMP=2 vm_run "$tag" "n3t.mode=detect n3t.cpu=$cpu" 150
+	VM_QEMU=$q VM_CPU=$cpu VM_SMP=2 vm_run "$tag" "n3t.mode=detect n3t.cpu=$cpu" "$(vm_limit 150)"
 	echo "   $cpu: $(grep -ho 'boot CPU: .*' "$out/console-$tag.log" | head -1)," \
 		"$(( $(date +%s) - t ))s"
 }
@@ -354,7 +369,7 @@ if build_modules "$ddir/kdir" "$m61" W=1 KCFLAGS=-Werror N3T_TESTS=y > "$log" 2>
 	record PASS build-6.1-distro
 	"$vmdir/mkinitramfs.sh" "$m61" "$out/initramfs-6.1.cpio.gz"
 	dlog=$out/console-6.1.log
-	if qemu "$ddir/vmlinuz" "$out/initramfs-6.1.cpio.gz" "n3t.mode=smoke" "$dlog" 300 &&
+	if qemu "$ddir/vmlinuz" "$out/initramfs-6.1.cpio.gz" "n3t.mode=smoke" "$dlog" "$(vm_limit 300)" &&
 	   grep -q N3T-DONE "$dlog"; then
 		record PASS vm-6.1-poweroff
 	else
@@ -365,7 +380,7 @@ if build_modules "$ddir/kdir" "$m61" W=1 KCFLAGS=-Werror N3T_TESTS=y > "$log" 2>
 	grep -E '^(PASS|FAIL) 6\.1/' "$results"
 	# other perf users beside the module on QEMU's own PMU, on the distro kernel
 	rlog=$out/console-6.1-realpmu.log
-	if qemu "$ddir/vmlinuz" "$out/initramfs-6.1.cpio.gz" "n3t.mode=realpmu" "$rlog" 300 \
+	if qemu "$ddir/vmlinuz" "$out/initramfs-6.1.cpio.gz" "n3t.mode=realpmu" "$rlog" "$(vm_limit 300)" \
 		-icount shift=0 && grep -q N3T-DONE "$rlog"; then
 		record PASS vm-6.1-realpmu-poweroff
 	else
@@ -383,9 +398,9 @@ if build_modules "$ddir/kdir" "$m61" W=1 KCFLAGS=-Werror N3T_TESTS=y > "$log" 2>
 	N3T_GUEST_KERNEL=$ddir/vmlinuz "$vmdir/mkinitramfs.sh" "$m61" "$out/initramfs-6.1-kvm.cpio.gz"
 	klog=$out/console-6.1-kvm.log
 	kt=$(date +%s)
-	# 480 s: three Linux guest boots under nested emulation; 186 s measured
-	# with the build host's load average at 12
-	if VM_SMP=2 qemu "$ddir/vmlinuz" "$out/initramfs-6.1-kvm.cpio.gz" "n3t.mode=kvm" "$klog" 480 \
+	# three Linux guest boots under nested emulation: 186 s measured with
+	# the build host's load average at 12; the limit 720 s
+	if VM_SMP=2 qemu "$ddir/vmlinuz" "$out/initramfs-6.1-kvm.cpio.gz" "n3t.mode=kvm" "$klog" "$(vm_limit 240)" \
 		-M virtualization=on,gic-version=3 -icount shift=0 && grep -q N3T-DONE "$klog"; then
 		record PASS vm-6.1-kvm-poweroff
 	else

@@ -182,10 +182,13 @@ t system-running-no-failed-units test "$(cat "$out/running.txt")" = running; ! f
 
 # snapshot: what the packages may change, to compare after the purge: every
 # path outside the volatile trees (kind, mode, link target), /etc's and
-# depmod's files by content, the n3t modules loaded, the units
+# depmod's files by content, the n3t modules loaded, the units.  Volatile:
+# /var/backups too, where Debian's daily dpkg-db-backup.timer (00:00) makes
+# dpkg.status.0 and friends, so a run that crosses midnight differs there
 cat > "$out/snapshot.sh" <<'EOF'
 find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp \
 	-o -path /var/tmp -o -path /var/log -o -path /var/cache -o -path /var/lib/apt \
+	-o -path /var/backups \
 	-o -path /var/lib/systemd -o -path /var/lib/dpkg -o -path /var/lib/n3t-e2e \
 	-o -path /root \) -prune -o -printf '%p %y %m %l\n' | LC_ALL=C sort
 find /etc /lib/modules -xdev -type f \( -path '/etc/*' -o -name 'modules.*' \) -print0 |
@@ -616,6 +619,10 @@ else
 	step "no kernel upgrade on $suite"
 	: > "$out/packages-upgrade.txt"
 fi
+
+# what Debian's daily dpkg-db-backup.timer does at midnight, run now: the
+# comparison below must not depend on the hour the run crosses
+t dpkg-db-backup-runs gs 'systemctl start dpkg-db-backup.service && ls /var/backups/dpkg.status.0'
 
 step "apt purge: the system as it was"
 gs bash -s "$(tr '\n' ' ' < "$out/packages-upgrade.txt")" > "$out/purge.log" 2>&1 <<'EOF' || true

@@ -46,6 +46,7 @@ if [ -n "$ktap" ]; then
 fi
 cp "$top/Documentation/ABI/testing/sysfs-kernel-n3telemetry" "$root/selftests/"
 [ -r "$top/build/fits.txt" ] && cp "$top/build/fits.txt" "$root/selftests/"
+[ -d "$top/build/fits" ] && cp -r "$top/build/fits" "$root/selftests/"
 [ -d "$top/build/cores" ] && cp -r "$top/build/cores" "$root/selftests/"
 [ -r "$top/build/midr-map.txt" ] && cp "$top/build/midr-map.txt" "$root/selftests/"
 [ -x "$top/build/n3tel-arm64" ] && cp "$top/build/n3tel-arm64" "$root/bin/n3tel"

@@ -42,14 +42,21 @@ rm -rf "$m" && mkdir -p "$m"
 make -s -C "$kdir" M="$m" N3T_TESTS=y modules
 make -s -C "$top/tools/n3tel" arm64 && cp "$top/tools/n3tel/n3tel-arm64" "$top/build/n3tel-arm64"
 "$vmdir/guest-progs.sh" "$top/build/guest-bin"
-# the oracles make check makes: sweep's fits.txt, cores/, midr-map.txt
+# the oracles make check makes: sweep's fits.txt, plans' fits/, cores/, midr-map.txt
 spec=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}/neoverse-n3.json
 if [ ! -r "$top/build/fits.txt" ] && [ -r "$spec" ]; then
 	gcc -O2 -I"$top/module" -I"$top/tools/include" -I"$top/uapi" -o "$top/build/engine-tables" \
 		"$top/selftests/host/engine_test.c" "$top/module/engine.c" "$top/module/models.c" &&
 		python3 "$top/selftests/host/fits.py" "$spec" "$top/build/engine-tables" > "$top/build/fits.txt"
 fi
-[ -d "$top/build/cores" ] || python3 "$top/selftests/host/core_expect.py" "$(dirname "$spec")" "$top/build/cores"
+if [ ! -d "$top/build/fits" ] && [ -r "$spec" ]; then
+	mkdir -p "$top/build/fits"
+	for s in "$(dirname "$spec")"/neoverse-*.json; do
+		python3 "$top/selftests/host/fits.py" "$s" "$top/build/engine-tables" \
+			> "$top/build/fits/$(basename "$s" .json).txt"
+	done
+fi
+[ -r "$top/build/cores/neoverse-n3.events" ] || python3 "$top/selftests/host/core_expect.py" "$(dirname "$spec")" "$top/build/cores"
 [ -r "$top/build/midr-map.txt" ] || python3 "$vmdir/midr-map.py" "$top/module" "$kdir" > "$top/build/midr-map.txt" || true
 # kvmguest.sh's Linux guest: the 6.1 kernel that boots this VM
 [ $kern = 6.1 ] && [ $mode = kvm ] && export N3T_GUEST_KERNEL=$image

@@ -32,6 +32,7 @@ typedef int64_t s64;
 #define BIT_ULL(n) (1ULL << (n))
 #define fallthrough __attribute__((__fallthrough__))
 #define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
 
 static inline void __set_bit(unsigned int nr, unsigned long *map)
 {

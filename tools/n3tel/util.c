@@ -185,6 +185,8 @@ void parse_cpu_list(const char *list, struct cpu_list *l)
 			b = a;
 		else
 			die("bad --cpu list \"%s\" (want e.g. 0-3,8 or system)", list);
+		if (a < 0)	/* "-3" reads as the number -3 */
+			die("bad --cpu list \"%s\" (CPU numbers are 0 or more)", list);
 		l->lo[l->nr] = a;
 		l->hi[l->nr++] = b;
 	}

@@ -1,0 +1,214 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Every table's plans, running, on PMUs as small as clouds rent: each table
+# (force=<table>) on the test PMU with 0..6 programmable counters, the
+# cycle counter free and taken.  Loaded with the default groups, the
+# sampler runs (interval_ms=10) until every CPU has published two more
+# intervals.  On 1 and 2 counters, where plans differ most from a whole
+# PMU's, also all groups, a selection whose first group fits nothing there
+# but a later one does (the plan that wedged the sampler: topdown_l1 on
+# one counter), a pause and resume through the enabled file, and one under
+# a pause lease; on 3, all groups.  spare 1 and 2 on one table per size,
+# each table in turn (what spare does is the probe's, the same for every
+# table).  Each case is a working plan or the refusal the oracle
+# (fits/<table>.txt, from Arm's spec) gives, never a splat (results.py
+# reads the console).  Then exact values on 1, 2 and 3 counters: every
+# metric of every group of cpu1, after one scripted interval, is the value
+# computed on the host from Arm's formulas (cores/<table>.expect) when its
+# events fit the counters, and nan when they do not (cores/<table>.events).
+# N3T_PLANS_TRACE=1 (on the VM's kernel command line) traces each step.
+. ./lib.sh
+F=./fits
+C=./cores
+[ -d $F ] && [ -d $C ] || skip_all "no fits/ or cores/ (made by selftests/vm/check.sh from Arm's spec)"
+need_testpmu
+command -v n3tel > /dev/null || PATH=$PATH:$N3T_HERE
+command -v n3tel > /dev/null || skip_all "n3tel not built"
+TPI=/sys/bus/event_source/devices/n3t_testpmu/type
+NCPU=$(grep -c ^processor /proc/cpuinfo)
+TABLES=$(cd $F && ls | sed 's/\.txt$//')
+
+# oracle TABLE C CYC SELECTION: ok, nospc or busy (fits.py)
+oracle() {
+	awk -v c="$2" -v y="$3" -v s="$4" '$1 == c && $2 == y && $3 == s { print $4 }' "$F/$1.txt"
+}
+
+# trace WHAT: with N3T_PLANS_TRACE set, WHAT and the uptime
+trace() { [ -z "$N3T_PLANS_TRACE" ] || echo "# $(cut -d' ' -f1 /proc/uptime) $*"; }
+
+# seqs: "cpuN seq state" of every CPU, one line each
+seqs() {
+	awk '$1 == "seq" { split(FILENAME, p, "/"); s = $2 } $1 == "state" { print p[5], s, $2 }' \
+		$N3T/cpu*/status
+}
+
+# running: every CPU collects and publishes 2 intervals more, 5 s at most
+running() {
+	seqs > /tmp/seq0
+	_t=0
+	while [ $_t -lt 25 ]; do
+		sleep 0.2
+		seqs > /tmp/seq1
+		awk 'NR == FNR { s[$1] = $2; next } $2 < s[$1] + 2 || $3 != "collecting" { bad = 1 }
+			END { exit bad }' /tmp/seq0 /tmp/seq1 && break
+		_t=$((_t + 1))
+	done
+	if [ $_t = 25 ]; then
+		echo "# from, to:" $(cat /tmp/seq0) "->" $(cat /tmp/seq1)
+		return 1
+	fi
+}
+
+# wedge_selection TABLE C CYC: a group that fits nothing at C counters,
+# then a later one (the module's order) that fits, or nothing
+wedge_selection() {
+	tr ' ' '\n' < $N3T/available_groups | awk -v c="$2" -v y="$3" '
+		NR == FNR { if ($1 == c && $2 == y) r[$3] = $4; next }
+		r[$1] == "nospc" && !none { none = $1 }
+		r[$1] == "ok" && none { print none "," $1; exit }' "$F/$1.txt" -
+}
+
+# steps TABLE C CYC WHAT: loaded at C counters, the default running: all
+# groups, a selection whose first group fits nothing, a pause and resume,
+# one under a lease; returns the failures
+steps() {
+	_bad=0
+	if echo all > $N3T/groups && running; then :; else
+		echo "# $4: all not running"
+		_bad=$((_bad + 1))
+	fi
+	trace all-ran
+	_sel=$(wedge_selection "$1" "$2" "$3")
+	if [ -n "$_sel" ]; then
+		wedges=$((wedges + 1))
+		if echo "$_sel" > $N3T/groups && running; then :; else
+			echo "# $4: $_sel not running"
+			_bad=$((_bad + 1))
+		fi
+		trace "wedge $_sel ran"
+	fi
+	if echo 0 > $N3T/enabled && echo 1 > $N3T/enabled && running; then :; else
+		echo "# $4: not running after enabled 0, 1"
+		_bad=$((_bad + 1))
+	fi
+	trace enabled-ran
+	if n3tel pause --cpu 1 -- sh -c "echo 0 > $N3T/enabled && echo 1 > $N3T/enabled" &&
+		running; then :; else
+		echo "# $4: not running after a resume under a lease"
+		_bad=$((_bad + 1))
+	fi
+	return $_bad
+}
+
+# try TABLE C CYC SPARE [full|all]: one case: loaded or refused as the
+# oracle says; loaded, the default groups running, then all the steps or
+# all groups
+try() {
+	cases=$((cases + 1))
+	_eff=$2
+	[ "$2" -gt "$4" ] && _eff=$(($2 - $4))
+	_want=$(oracle "$1" $_eff "$3" default)
+	_what="$1 c=$2 cyc=$3 spare=$4"
+	trace "$_what"
+	if ! n3t_load force="$1" pmu_type="$tp" interval_ms=10 spare="$4" 2> /tmp/ierr; then
+		_got=$(load_refusal)
+		[ "$_got" = "$_want" ] || { echo "# $_what: load $_got, want $_want"; bad=$((bad + 1)); }
+		return
+	fi
+	loaded=$((loaded + 1))
+	[ ok = "$_want" ] || { echo "# $_what: loaded, want $_want"; bad=$((bad + 1)); }
+	[ "$(head -1 $N3T/counters)" = "programmable $_eff" ] ||
+		{ echo "# $_what: $(head -1 $N3T/counters)"; bad=$((bad + 1)); }
+	running || { echo "# $_what: default not running"; bad=$((bad + 1)); }
+	trace default-ran
+	case $5 in
+	full)
+		steps "$1" $_eff "$3" "$_what"
+		bad=$((bad + $?)) ;;
+	all)
+		if echo all > $N3T/groups && running; then :; else
+			echo "# $_what: all not running"
+			bad=$((bad + 1))
+		fi ;;
+	esac
+	cat $N3T/cpu*/* $N3T/system/* /dev/n3telemetry > /dev/null
+	n3t_unload
+	trace unloaded
+}
+
+# Every table at every size with spare=0, but for a whole PMU (6 counters
+# and the cycle counter: cores.sh loads every table there): every plan up
+# to 3 counters, with the cycle counter free and busy; on 1 and 2 counters,
+# where the plans differ most from a whole PMU's, all the steps, on 3 all
+# groups too; on 4, 5 and 6 the default, the cycle counter busy, free and
+# busy.  What spare does (counters left only where there are more, then
+# the plan of that many fewer) does not depend on the table: spare 1 and 2
+# on one table per size, each table in turn.
+bad=0
+cases=0
+loaded=0
+wedges=0
+for cc in "0 1" "0 0" "1 1" "1 0" "2 1" "2 0" "3 1" "3 0" "4 0" "5 1" "6 0"; do
+	c=${cc% *}
+	cyc=${cc#* }
+	insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters=$c cycle_counter=$cyc || exit 1
+	tp=$(cat $TPI)
+	echo "# $c counters, cycle counter $cyc, $(date +%T)"
+	case $c in
+	1|2) what=full ;;
+	3) what=all ;;
+	*) what= ;;
+	esac
+	for m in $TABLES; do
+		try "$m" $c $cyc 0 $what
+	done
+	m=$(echo $TABLES | awk -v i=$(((2 * c + cyc) % 7 + 1)) '{ print $i }')
+	[ $c = 0 ] || { try "$m" $c $cyc 1; try "$m" $c $cyc 2; }
+	rmmod n3t_testpmu
+done
+echo "# $cases cases, $loaded loaded, $wedges with a first group that fits nothing"
+expect_eq plans-cases 95 "$cases"
+check plans-some-wedge-selections test "$wedges" -gt 0
+expect_eq plans-run-or-refuse-as-oracle 0 "$bad"
+
+# exact_values TABLE C CYC: one scripted interval of every set, all groups,
+# at C counters (spare=0); every metric of cpu1 as computed on the host,
+# or nan when its events do not fit
+exact_values() {
+	insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters="$2" cycle_counter="$3" || return 1
+	if ! n3t_load force="$1" pmu_type="$(cat $TPI)" interval_ms=60000 schedule=all \
+		yield_pct=0 spare=0 groups=all 2> /tmp/ierr; then
+		rmmod n3t_testpmu
+		[ "$(oracle "$1" "$2" "$3" all)" = "$(load_refusal)" ]
+		return
+	fi
+	echo 1 > $DBG/manual
+	NSETS=$(wc -l < $N3T/sets)
+	REST=0
+	advance_interval -1
+	scripted_interval 1 "$(cat $C/$1.vec)"
+	# group metric value, with the value nan where the metric does not fit
+	awk -v c="$2" -v y="$3" 'NR == FNR {
+		n = NF - 1
+		for (i = 2; i <= NF; i++) if (y && $i == "CPU_CYCLES") n--
+		fits[$1] = n <= c
+		next
+	} { print $1, $2, fits[$2] ? $3 : "nan" }' $C/$1.events $C/$1.expect > /tmp/want
+	for _g in $(awk '{ print $1 }' /tmp/want | uniq); do
+		awk -v g="$_g" '{ print g, $1, $2 }' $N3T/cpu1/"$_g"
+	done > /tmp/got
+	_n=$(awk '$3 != "nan"' /tmp/want | wc -l)
+	echo "# $1 $2/$3: $NSETS sets, $_n metrics exact, the rest nan"
+	n3t_unload
+	rmmod n3t_testpmu
+	cmp -s /tmp/want /tmp/got || { diff /tmp/want /tmp/got | head -5; return 1; }
+	[ "$_n" -gt 0 ]
+}
+
+for m in $TABLES; do
+	for cc in "1 1" "2 0" "3 1"; do
+		# shellcheck disable=SC2086
+		check "exact-$m-$(echo $cc | tr ' ' /)" exact_values "$m" $cc
+	done
+done
+ktap_finish
