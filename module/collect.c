@@ -445,22 +445,25 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 }
 
 /*
+ * A rotating set whose slice in the interval that ends was lost (a counter
+ * not created, or one that did not count the whole slice: its lost count
+ * moved since it was last published): its values, counts and age stay
+ * those of its latest complete slice, as between its turns; only its lost
+ * slices are published.  A set of every interval reads nan instead: it is
+ * never older than an interval.  A set none of whose events is usable
+ * loses nothing and is published as usual, every value nan.
+ */
+static bool n3t_set_kept(const struct n3t_cpu *pc, unsigned int s)
+{
+	return s >= pc->sch.nr_every && !pc->set[s].good_ns &&
+	       pc->set[s].lost != pc->pub_set[s].lost;
+}
+
+/*
  * Turn the complete slices of the sets counted in the interval that ends
  * into metrics and publish them, with the interval's sequence number and
  * end; the other sets' values stay as their latest interval left them.
  */
-/*
- * A rotating set whose slice in the interval that ends was lost (a counter
- * not created, or one that did not count the whole slice): its values,
- * counts and age stay those of its latest complete slice, as between its
- * turns; only its lost slices are published.  A set of every interval
- * reads nan instead: it is never older than an interval.
- */
-static bool n3t_set_kept(const struct n3t_cpu *pc, unsigned int s)
-{
-	return s >= pc->sch.nr_every && !pc->set[s].good_ns;
-}
-
 static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 {
 	const struct n3t_plan *plan = pc->plan;
@@ -511,9 +514,11 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 		struct n3t_cpu_set *cs = &pc->set[n3t_sched_interval_set(&pc->sch, slot)];
 		struct n3t_pub_set *ps = &pc->pub_set[cs - pc->set];
 
-		ps->lost = cs->lost;
-		if (n3t_set_kept(pc, cs - pc->set))
+		if (n3t_set_kept(pc, cs - pc->set)) {
+			ps->lost = cs->lost;
 			continue;
+		}
+		ps->lost = cs->lost;
 		ps->seq = r->seq;
 		ps->end_ns = now;
 		ps->interval_ns = r->interval_ns;

@@ -401,7 +401,11 @@ bool n3t_cpu_wanted(unsigned int cpu)
  */
 bool n3t_cpu_isolation_fixed(unsigned int cpu)
 {
-#ifdef N3T_HAVE_CPU_IS_ISOLATED
+#if defined(N3T_HAVE_CPU_IS_ISOLATED) && defined(N3T_HAVE_HK_TYPE_DOMAIN_BOOT)
+	/* HK_TYPE_DOMAIN leaves out cpuset isolated partitions too: isolcpus= alone */
+	return n3t_isolated || !housekeeping_cpu(cpu, HK_TYPE_TICK) ||
+	       !housekeeping_cpu(cpu, HK_TYPE_DOMAIN_BOOT);
+#elif defined(N3T_HAVE_CPU_IS_ISOLATED)
 	return n3t_isolated || !housekeeping_cpu(cpu, HK_TYPE_TICK) ||
 	       !housekeeping_cpu(cpu, HK_TYPE_DOMAIN);
 #else

@@ -144,12 +144,14 @@ static int n3t_leave_reserved(struct n3t_core_type *d, unsigned int *cap, bool *
  * everywhere (CPU_CYCLES took a programmable counter where more events ran
  * without it).  A core type with no such CPU keeps what it had.
  * Return: 0; -EBUSY when a core type has no counter free; -ENODEV when no
- * CPU could be probed; or the error creating a counter.
+ * CPU could be probed, none of them for a lease; or the error creating a
+ * counter.
  */
 int n3t_probe_capacity(void)
 {
 	unsigned int cpu, with, without, cap[N3T_MAX_CORE_TYPES], d;
 	bool cycle[N3T_MAX_CORE_TYPES], any[N3T_MAX_CORE_TYPES] = {}, some = false;
+	bool leased = false;
 	int ret = 0;
 
 	for (d = 0; d < n3t_cfg.nr_types; d++) {
@@ -166,8 +168,12 @@ int n3t_probe_capacity(void)
 		 * counter there is what the lease is for): it does not set the
 		 * capacity of the others, and looks when the lease ends
 		 */
-		if (!dom || !n3t_cpu_wanted(cpu) || n3t_cpu_leased(cpu))
+		if (!dom || !n3t_cpu_wanted(cpu))
 			continue;
+		if (n3t_cpu_leased(cpu)) {
+			leased = true;
+			continue;
+		}
 		cpus_read_lock();
 		if (cpu_online(cpu)) {
 			ret = n3t_probe_cpu(dom, cpu, &with, &without);
@@ -198,7 +204,8 @@ int n3t_probe_capacity(void)
 			cap[d] -= n3t_param_spare;
 		some |= any[d];
 	}
-	if (!ret && !some)
+	/* every CPU leased: each core type keeps what it had */
+	if (!ret && !some && !leased)
 		ret = -ENODEV;
 	if (ret)
 		return ret;

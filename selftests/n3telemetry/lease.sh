@@ -127,6 +127,11 @@ check others-resumed-beside-whole-pmu-lease wait_state 2 collecting
 go e
 wait $p
 check back-after-whole-pmu-lease wait_state 1 collecting
+# a resume with every CPU under a lease: no CPU to probe, the counters are
+# kept (it failed with ENODEV)
+check resume-every-cpu-leased n3tel pause -- sh -c "echo 0 > $N3T/enabled && echo 1 > $N3T/enabled"
+expect_eq resume-every-cpu-leased-counters "$c0" "$(head -1 $N3T/counters)"
+check back-after-every-cpu-lease wait_state 1 collecting
 n3t_unload
 # without CAP_PERFMON: no lease (EPERM), even where everyone may read
 # (world_readable=1); with it, a lease

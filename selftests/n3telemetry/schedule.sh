@@ -151,8 +151,9 @@ tp_teardown
 # cpu1 set 2's first counter is not created: topdown_l1 takes VEC_B,
 # frontend_mem_cache_bound (set 2) keeps VEC_A's value from interval 2.
 FF=/sys/kernel/debug/fail_function
+tp_setup 6 schedule=rotate || exit 1
+# (the module's functions are injectable while it is loaded)
 if [ -d $FF ] && grep -q '^n3t_create' $FF/injectable; then
-	tp_setup 6 schedule=rotate || exit 1
 	for i in 2 3 4 5 6 7; do scripted_interval 1 "$VEC_A"; done
 	expect_eq lost-before-ages " 7 2 2 3 5 5 6 6" "$(all_ages $N3T/cpu1)"
 	lost0=$(st $N3T/cpu1 lost_slices)
@@ -171,10 +172,10 @@ if [ -d $FF ] && grep -q '^n3t_create' $FF/injectable; then
 	expect_eq lost-set2-value-kept "$(want "$VEC_A" frontend_mem_cache_bound)" \
 		"$(value $N3T/cpu1/topdown_frontend frontend_mem_cache_bound)"
 	expect_eq lost-set2-age-kept " 8 2 2 3 5 5 6 6" "$(all_ages $N3T/cpu1)"
-	tp_teardown
 else
 	ktap_test_skip "lost-rotating-slice (no fail_function for n3t_create)"
 fi
+tp_teardown
 
 # the module parameter takes the same words
 check param-all sh -c "insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters=6 &&
