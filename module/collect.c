@@ -513,12 +513,12 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	for (slot = 0; slot < pc->sch.nr_slots; slot++) {
 		struct n3t_cpu_set *cs = &pc->set[n3t_sched_interval_set(&pc->sch, slot)];
 		struct n3t_pub_set *ps = &pc->pub_set[cs - pc->set];
+		/* before ps->lost moves: n3t_set_kept() compares it */
+		bool kept = n3t_set_kept(pc, cs - pc->set);
 
-		if (n3t_set_kept(pc, cs - pc->set)) {
-			ps->lost = cs->lost;
-			continue;
-		}
 		ps->lost = cs->lost;
+		if (kept)
+			continue;
 		ps->seq = r->seq;
 		ps->end_ns = now;
 		ps->interval_ns = r->interval_ns;
