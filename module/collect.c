@@ -22,10 +22,12 @@
  * perf user wants the counters (a pinned one always wins; a CPU-wide
  * flexible one makes perf rotate).  That CPU alone then releases every
  * counter and publishes intervals with nothing counted (nan), and every
- * few intervals looks whether its sets fit again: it creates its largest
- * set's events, newer than the other user's and so scheduled after them,
- * and releases them at once; if every one counted, it collects again.  The
- * other CPUs carry on.
+ * few intervals looks whether its sets fit again: it creates the events of
+ * the largest set it counts in every interval, newer than the other user's
+ * and so scheduled after them, and releases them at once; if every one
+ * counted, it collects again.  A rotating set is created at its slice's
+ * start: if it does not fit, it is released at once and only that slice is
+ * lost.  The other CPUs carry on.
  * Reads and set switches run in work bound to the events' CPU, where
  * perf_event_read_value(), perf_event_enable() and perf_event_disable() act
  * locally without an IPI.
@@ -421,26 +423,70 @@ static bool n3t_end_slice(struct n3t_cpu *pc, unsigned int next, bool may_aside)
 }
 
 /*
- * Switch the active set's counters on: the held ones enabled, a rotating
- * set's created enabled.  One that cannot be created (no memory) is
- * counted and left out: the slice will be lost, nothing else.
+ * Switch the active set's counters on: the held ones enabled, then a
+ * rotating set's created enabled.  One that cannot be created (no memory)
+ * is counted and left out: the slice will be lost, nothing else.
+ *
+ * A rotating set's slice starts once its events exist.  Creating them
+ * takes time (an allocation, perf's context mutex, a reschedule each; the
+ * worker may sleep), during which the members already on, held or kept
+ * from the slice before, go on counting: they are read again after the
+ * last creation, so that what they counted meanwhile (folded into the
+ * cumulative counts) is not the slice's, and a ratio of one of them and a
+ * new event covers the same time.
+ *
+ * The newest event is the last of the CPU's in perf's lists, scheduled
+ * after every other (perf stops giving counters at the first event that
+ * finds none): if it did not get one, the set does not fit beside the
+ * other users of the CPU.  Its new events are then released at once,
+ * before perf's multiplexing rotates anybody's for them, and its slice is
+ * lost; the CPU goes on with its other sets (a CPU-wide user of a few
+ * counters leaves the smaller sets room).
  */
 static void n3t_enable_set(struct n3t_cpu *pc)
 {
 	struct n3t_cpu_set *s = &pc->set[pc->active];
-	struct n3t_cpu_ev *c;
+	struct n3t_cpu_ev *c, *newest = NULL;
+	u64 d, de, dr;
 	unsigned int i;
 
 	for (i = s->first; i < s->first + s->nr; i++) {
 		c = &pc->ctr[pc->ev[i].ctr];
-		if (c->on || !test_bit(c->ev, pc->dom->usable))
-			continue;
-		if (c->pe) {
+		if (!c->on && c->pe && test_bit(c->ev, pc->dom->usable)) {
 			perf_event_enable(c->pe);
 			c->on = true;
-		} else if (!c->held && !n3t_ctr_get(pc, c, true)) {
+		}
+	}
+	for (i = s->first; i < s->first + s->nr; i++) {
+		c = &pc->ctr[pc->ev[i].ctr];
+		if (c->pe || c->held || !test_bit(c->ev, pc->dom->usable))
+			continue;
+		if (n3t_ctr_get(pc, c, true)) {
+			c->fresh = true;
+			newest = c;
+		} else {
 			n3t_stat_add(&pc->create_failed, 1);
 		}
+	}
+	if (!newest)
+		return;
+	n3t_read_ctr(pc, newest, &d, &de, &dr);
+	/* pinned=1: one that found no counter is in the error state, times 0 */
+	if (!de || dr != de) {
+		for (i = s->first; i < s->first + s->nr; i++) {
+			c = &pc->ctr[pc->ev[i].ctr];
+			if (c->fresh)
+				n3t_ctr_put(pc, c);
+			c->fresh = false;
+		}
+		n3t_stat_add(&pc->set_busy, 1);
+		return;
+	}
+	for (i = s->first; i < s->first + s->nr; i++) {
+		c = &pc->ctr[pc->ev[i].ctr];
+		if (c->on && !c->fresh && c != newest)
+			n3t_read_ctr(pc, c, &d, &de, &dr);
+		c->fresh = false;
 	}
 }
 
@@ -574,8 +620,30 @@ static void n3t_end_interval_aside(struct n3t_cpu *pc, u64 now)
 }
 
 /*
- * A look, stepped aside: the events of the CPU's largest set (pc->look_set:
- * if it fits, every set does) are created enabled, then released.  They are
+ * The set a look tries: the largest of the sets counted in every interval
+ * (if it fits, they all do; a rotating set that does not fit when its slice
+ * starts only loses that slice), or with none (every set rotates) the
+ * smallest: where it fits, some of the CPU's metrics can be counted.
+ */
+static unsigned int n3t_look_set(const struct n3t_cpu *pc)
+{
+	const struct n3t_plan *plan = pc->plan;
+	unsigned int s, w, best = 0;
+	unsigned int wb = bitmap_weight(plan->set[0].events, N3T_MAX_EVENTS);
+
+	for (s = 1; s < (pc->sch.nr_every ?: pc->sch.nr_sets); s++) {
+		w = bitmap_weight(plan->set[s].events, N3T_MAX_EVENTS);
+		if (pc->sch.nr_every ? w > wb : w < wb) {
+			best = s;
+			wb = w;
+		}
+	}
+	return best;
+}
+
+/*
+ * A look, stepped aside: the events of the set pc->look_set (the largest
+ * of every interval's sets) are created enabled, then released.  They are
  * newer than every other user's, so perf schedules them after the others'
  * flexible events (and after every pinned one): they take only counters
  * nobody else wants.  If each counted, the CPU is back: it creates the
@@ -834,11 +902,6 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 	pc->dom = dom;
 	pc->plan = plan;
 	pc->aside_backoff = 1;
-	/* a look tries the set that needs the most counters */
-	for (s = 1; s < nr_sets; s++)
-		if (bitmap_weight(plan->set[s].events, N3T_MAX_EVENTS) >
-		    bitmap_weight(plan->set[pc->look_set].events, N3T_MAX_EVENTS))
-			pc->look_set = s;
 	pc->nr_ev = nr_ev;
 	pc->nr_ctr = nr_ctr;
 	pc->set = (void *)pc + off_set;
@@ -958,6 +1021,7 @@ static int n3t_cpu_online(unsigned int cpu)
 		return 0;
 	}
 	pc->active = n3t_sched_first(&pc->sch);
+	pc->look_set = n3t_look_set(pc);
 	seqcount_init(&pc->pub_lock);
 	/*
 	 * Not deferrable: an idle CPU would keep its set's counters from a
@@ -1371,6 +1435,7 @@ bool n3t_read_cost(unsigned int cpu, struct n3t_cost *cost)
 		cost->rests = READ_ONCE(pc->rests);
 		cost->asides = READ_ONCE(pc->asides);
 		cost->create_failed = READ_ONCE(pc->create_failed);
+		cost->set_busy = READ_ONCE(pc->set_busy);
 	}
 	rcu_read_unlock();
 	return pc;

@@ -29,9 +29,9 @@ static int n3t_cost_show(struct seq_file *m, void *v)
 
 	for_each_online_cpu(cpu)
 		if (n3t_read_cost(cpu, &cost))
-			seq_printf(m, "cpu%u slices %llu total_ns %llu max_ns %llu looks %llu rests %llu asides %llu create_failed %llu\n",
+			seq_printf(m, "cpu%u slices %llu total_ns %llu max_ns %llu looks %llu rests %llu asides %llu create_failed %llu set_busy %llu\n",
 				   cpu, cost.slices, cost.total_ns, cost.max_ns, cost.looks,
-				   cost.rests, cost.asides, cost.create_failed);
+				   cost.rests, cost.asides, cost.create_failed, cost.set_busy);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(n3t_cost);

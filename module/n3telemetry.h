@@ -113,6 +113,7 @@ struct n3t_base {
  *	with the CPU's state and kept while the CPU collects; the others
  *	exist only during their set's slice (created enabled at its start,
  *	released at its end), so that perf's lists hold only what counts
+ * @fresh: created by the n3t_enable_set() under way (false outside it)
  */
 struct n3t_cpu_ev {
 	struct perf_event *pe;
@@ -122,6 +123,7 @@ struct n3t_cpu_ev {
 	u8 ev;
 	bool on;
 	bool held;
+	bool fresh;
 };
 
 /**
@@ -183,7 +185,10 @@ struct n3t_cpu_set {
  *	interval with nothing counted; the state is freed, without running
  *	anything on the CPU, by the isolation check or a teardown
  * @aside_wait: intervals until the next look while @aside
- * @look_set: the set a look tries: the one with the most events
+ * @look_set: the set a look tries: of the sets counted in every interval,
+ *	the one with the most events (a rotating set that does not fit when
+ *	its slice starts only loses that slice: n3t_enable_set()); with none,
+ *	the set with the fewest
  * @aside_backoff: @aside_wait after the next step aside or look: 1,
  *	doubled up to N3T_ASIDE_WAIT_MAX by each look that finds the
  *	counters taken and each time the CPU is pushed out again straight
@@ -206,6 +211,8 @@ struct n3t_cpu_set {
  * @asides: steps aside (statistics)
  * @create_failed: counters a rotating slice could not create (its slice
  *	is lost; statistics)
+ * @set_busy: rotating slices lost because their set did not fit beside
+ *	the CPU's other perf users when it started (statistics)
  * @slices: sampler runs: slice ends and rest ends (cost statistics)
  * @rests: rests begun (statistics)
  * @cost_ns: total time spent in the sampler
@@ -254,6 +261,7 @@ struct n3t_cpu {
 	u64 looks;
 	u64 asides;
 	u64 create_failed;
+	u64 set_busy;
 	u64 slices;
 	u64 rests;
 	u64 cost_ns;
@@ -304,6 +312,7 @@ const char *n3t_cpu_state_name(enum n3t_cpu_state state);
  * @rests: rests begun (yield_pct)
  * @asides: steps aside
  * @create_failed: counters a rotating slice could not create
+ * @set_busy: rotating slices lost to a set that did not fit at its start
  */
 struct n3t_cost {
 	u64 slices;
@@ -313,6 +322,7 @@ struct n3t_cost {
 	u64 rests;
 	u64 asides;
 	u64 create_failed;
+	u64 set_busy;
 };
 
 bool n3t_read_cost(unsigned int cpu, struct n3t_cost *cost);

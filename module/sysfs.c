@@ -52,10 +52,16 @@ static enum cpuhp_state n3t_sysfs_hp;
  * struct n3t_dir - a cpuN or system directory
  * @kobj: its kobject
  * @cpu: the CPU, or N3T_SYSTEM
+ * @files: the core type whose group files the directory has (NULL: none),
+ *	set when it is made, before its files exist
+ *
+ * Made and removed by the hotplug callbacks (system/: by n3t_sysfs_init()
+ * and n3t_sysfs_exit()); freed with the last reference to @kobj.
  */
 struct n3t_dir {
 	struct kobject kobj;
 	int cpu;
+	const struct n3t_core_type *files;
 };
 
 static struct n3t_dir *n3t_system;
@@ -283,9 +289,14 @@ static int n3t_attr_group(const struct n3t_core_type *dom, const struct attribut
 static_assert(N3T_TEXT_MAX_GROUP_FILE <= PAGE_SIZE,
 	      "cpuN/<group>: the largest group's text does not fit in a page");
 
-/* A group file's text into @buf (a page); its length, or a negative errno. */
+/*
+ * A group file's text into @buf (a page); its length, or a negative errno.
+ * A CPU isolated since its directory was made has not been asked what core
+ * it is: its files are the first core type's, every value nan.
+ */
 static int n3t_group_text(struct kobject *kobj, const struct attribute *attr, char *buf)
 {
+	const struct n3t_core_type *dom;
 	const struct n3t_group_desc *grp;
 	char val[N3T_VALUE_BUF];
 	const struct n3t_model *model;
@@ -297,12 +308,13 @@ static int n3t_group_text(struct kobject *kobj, const struct attribute *attr, ch
 	v = n3t_dir_view(kobj);
 	if (!v)
 		return -ENOMEM;
-	g = n3t_attr_group(v->dom, attr);
+	dom = v->dom ?: container_of(kobj, struct n3t_dir, kobj)->files;
+	g = n3t_attr_group(dom, attr);
 	if (g < 0) {
 		kvfree(v);
 		return -ENODEV;
 	}
-	model = v->dom->model;
+	model = dom->model;
 	grp = &model->groups[g];
 	for (i = 0; i < grp->nr; i++) {
 		m = grp->metrics[i];
@@ -603,7 +615,11 @@ static void n3t_dir_del(struct n3t_dir *d)
 
 /*
  * A directory's data files: events and the group files of its CPU's core
- * (system/: the first core type's).  They go with the directory.
+ * (system/: the first core type's).  They go with the directory.  An
+ * isolated CPU is not asked what core it is (n3t_cpu_wanted()): it gets the
+ * first core type's files (on a system of one core type, its own), which
+ * read nan while it is isolated and its values once its isolation ends and
+ * it is collected on.  A CPU of no known core type has none.
  */
 static int n3t_dir_add_data(struct n3t_dir *d)
 {
@@ -612,6 +628,9 @@ static int n3t_dir_add_data(struct n3t_dir *d)
 	unsigned int i;
 	int ret;
 
+	if (!dom && !n3t_cpu_wanted(d->cpu))
+		dom = &n3t_cfg.type[0];
+	d->files = dom;
 	ret = sysfs_create_bin_file(&d->kobj, &events_attr);
 	for (i = 0; i < n3t_nr_group_attrs && !ret; i++)
 		if (n3t_attr_group(dom, &n3t_group_attrs[i].attr.attr) >= 0)

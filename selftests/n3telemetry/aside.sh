@@ -3,14 +3,16 @@
 # Stepping aside, per CPU (test PMU with N3's counters, 6 and a cycle
 # counter; slices end on "advance").  With its default spare counter the
 # module packs for 5 of the 6.  Another user that takes counters on CPU 2
-# alone makes CPU 2 step aside: it holds no counter, its files say so and
-# its values read nan, never a wrong number; every other CPU counts on
-# uninterrupted (no restart, no re-pack, exact values, seq and ages one
-# interval at a time).  CPU 2 looks now and then without ever taking a
-# counter from the other user, and is back within 5 intervals after the
-# user leaves, exact again.  Then: only what counts is in perf's lists (the
-# first set's events and, during its slice, a rotating set's), whatever
-# the selection.
+# alone, so many that the sets of every interval do not fit, makes CPU 2
+# step aside: it holds no counter, its files say so and its values read
+# nan, never a wrong number; every other CPU counts on uninterrupted (no
+# restart, no re-pack, exact values, seq and ages one interval at a time).
+# CPU 2 looks now and then without ever taking a counter from the other
+# user, and is back within 5 intervals after the user leaves, exact again.
+# A user that leaves the sets of every interval room (a CPU-wide perf stat
+# of two events) costs CPU 2 only the rotating slices whose sets do not
+# fit.  Then: only what counts is in perf's lists (the first set's events
+# and, during its slice, a rotating set's), whatever the selection.
 . ./lib.sh
 need_testpmu
 . ./vectors.sh
@@ -32,14 +34,15 @@ check one-counter-left-free sh -c "[ \$(awk '\$1 == \"cpu1\" { print \$2 }' $TPD
 seq1=$(st $N3T/cpu1 seq)
 lost1=$(st $N3T/cpu1 lost_slices)
 echo "n3t-kselftest: aside contention" > /dev/kmsg
-# a pinned user of 2 counters on CPU 2 alone: the sets of 5 no longer fit there
-echo "tp 2 2" > $TPDBG/hog
+# a pinned user of 3 counters on CPU 2 alone: set 1 (topdown_l1's second
+# half: 4 and the cycle counter) no longer fits there
+echo "tp 3 2" > $TPDBG/hog
 scripted_interval 1 "$VEC_A" 2 "$VEC_A"
 expect_eq cpu2-stepped-aside stepped-aside "$(st $N3T/cpu2 state)"
 expect_eq cpu1-collecting collecting "$(st $N3T/cpu1 state)"
 expect_eq system-cpus-aside 1 "$(value $N3T/system/status cpus_aside)"
-expect_eq cpu2-holds-nothing 2 "$(cpu_events 2)"	# the 2 are the user's
-expect_eq hog-runs "cpu2 2/2" "$(grep '^cpu2 ' $TPDBG/hog)"
+expect_eq cpu2-holds-nothing 3 "$(cpu_events 2)"	# the 3 are the user's
+expect_eq hog-runs "cpu2 3/3" "$(grep '^cpu2 ' $TPDBG/hog)"
 for g in $DEFAULT_GROUPS; do
 	group_is "cpu2-$g-nan" $N3T/cpu2 $g nan
 done
@@ -65,7 +68,7 @@ expect_eq still-aside stepped-aside "$(st $N3T/cpu2 state)"
 looks=$(cost 2 looks)
 echo "# cpu2: $looks looks in 11 intervals of $NSETS slices, $(cost 2 asides) steps aside"
 check cpu2-looked test "$looks" -gt 0
-expect_eq hog-never-lost-a-counter "cpu2 2/2" "$(grep '^cpu2 ' $TPDBG/hog)"
+expect_eq hog-never-lost-a-counter "cpu2 3/3" "$(grep '^cpu2 ' $TPDBG/hog)"
 
 # the user leaves: back within 5 intervals, and exact
 echo off > $TPDBG/hog
@@ -80,6 +83,54 @@ expect_eq system-cpus-aside-0 0 "$(value $N3T/system/status cpus_aside)"
 scripted_interval 1 "$VEC_A" 2 "$VEC_A"
 check_values after-cpu2 $N3T/cpu2 "$VEC_A"
 check_values after-cpu1 $N3T/cpu1 "$VEC_A"
+tp_teardown
+
+# The default schedule (sets 0 and 1, topdown_l1, in every interval, the
+# others in turn) and a CPU-wide user of spare + 1 counters on CPU 2
+# (pmuuser -c 2, flexible: perf stat -a -C 2 -e cycles,instructions),
+# started at an interval's start (set 0 or 1 counting): 4 programmable
+# counters are left, where sets 0 and 1 fit.  The rotating sets of 5
+# without CPU_CYCLES fit too (the user's cycles takes the cycle counter
+# when the module's is off); set 3 (ipc), 5 and CPU_CYCLES, does not.
+# CPU 2 goes on collecting topdown_l1, exact; a rotating slice that finds
+# at its start that its set does not fit releases it at once and is lost
+# (set_busy), and CPU 2 never steps aside; the user counts the whole
+# time.  (Before,
+# the rotating slice took counters from the user until it ended, CPU 2
+# stepped aside, and its looks tried the largest set, which never fitted:
+# aside for as long as the user ran.)
+TP_SPARE= tp_setup 6 schedule=rotate || exit 1
+scripted_interval 1 "$VEC_A" 2 "$VEC_A"
+if command -v pmuuser > /dev/null || PATH=$PATH:$N3T_HERE command -v pmuuser > /dev/null; then
+	command -v pmuuser > /dev/null || PATH=$PATH:$N3T_HERE
+	a0=$(cost 2 asides)
+	b0=$(cost 2 set_busy)
+	lost0=$(st $N3T/cpu2 lost_slices)
+	pmuuser -t n3t_testpmu -c 2 -s 120 0x11 0x08 > /tmp/aside.user 2>&1 &
+	upid=$!
+	sleep 1
+	i=0
+	while [ $i -lt 8 ]; do
+		scripted_interval 1 "$VEC_B" 2 "$VEC_B"
+		i=$((i + 1))
+	done
+	check user-outlived-the-intervals kill -USR1 $upid
+	check user-exit-0 wait $upid
+	sed 's/^/# pmuuser: /' /tmp/aside.user
+	# CONFIG count enabled running share: running the whole time enabled
+	check user-counted-the-whole-time awk '{ n++; if ($4 != $3 || !$3) bad = 1 } END { exit bad || n != 2 }' /tmp/aside.user
+	expect_eq small-user-cpu2-collecting collecting "$(st $N3T/cpu2 state)"
+	expect_eq small-user-cpu2-never-aside "$a0" "$(cost 2 asides)"
+	group_is small-user-cpu2-topdown_l1 $N3T/cpu2 topdown_l1 "$VEC_B"
+	busy=$(($(cost 2 set_busy) - b0))
+	echo "# cpu2: $busy rotating slices lost to the user in 8 intervals"
+	# 8 turns: set 3's is among them
+	check small-user-rotating-slices-lost test "$busy" -ge 1
+	expect_eq small-user-lost-slices-counted $((lost0 + busy)) "$(st $N3T/cpu2 lost_slices)"
+	check_values small-user-cpu1 $N3T/cpu1 "$VEC_B"
+else
+	ktap_test_skip "small-user (pmuuser not built)"
+fi
 tp_teardown
 
 # What perf's lists hold on a CPU: the events of the sets counted in every

@@ -127,9 +127,10 @@ ALLOW=$MODLOAD quiet load load
 sleep 1
 expect_eq cpu3-isolated isolated "$(value $N3T/cpu3/status state)"
 expect_eq cpu3-no-interval 0 "$(value $N3T/cpu3/status seq)"
-# not asked what core it is: no group files, cpu_model says why
+# not asked what core it is (cpu_model says why): the first core type's
+# group files, every value nan until it is collected on
 expect_eq cpu3-model isolated "$(cat $N3T/cpu3/cpu_model)"
-check cpu3-no-group-files test ! -e $N3T/cpu3/general
+expect_eq cpu3-group-files-nan "ipc nan" "$(cat $N3T/cpu3/general)"
 check cpu3-no-sampler sh -c "! grep -q '^cpu3 ' $DBG/cost"
 check cpu2-collects test "$(value $N3T/cpu2/status seq)" -ge 1
 expect_eq system-isolated 1 "$(value $N3T/system/status cpus_isolated)"
@@ -200,6 +201,11 @@ if [ $mode = cpuset ]; then
 	s0=$(value $N3T/cpu3/status seq)
 	sleep 0.3
 	check live-cpu3-intervals test "$(value $N3T/cpu3/status seq)" -gt "$s0"
+	# its directory was made while it was isolated: its group files are
+	# there and read (before, it had none: "topdown_l1: No such file"),
+	# topdown_l1's from an interval of its own
+	expect_eq live-cpu3-topdown_l1-read 4 "$(wc -l < $N3T/cpu3/topdown_l1)"
+	check live-cpu3-topdown_l1-published test "$(awk '$1 == "topdown_l1" { print $3 }' $N3T/cpu3/ages)" -gt 0
 	# CPU 3's runs are traced: some in the 100 ms before the write
 	[ -n "$WQTRACE" ] && echo > $T/trace
 	sleep 0.1

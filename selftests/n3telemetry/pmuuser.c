@@ -26,6 +26,7 @@
  * with -N): before 6.2 that makes the task's one hardware context the CPU
  * PMU's, which the test PMU needs to take the task's events (testpmu.c);
  * nothing on 6.2.
+ * SIGUSR1 ends a sleeping run early: the counts are read then.
  * Prints one line per counter: "CONFIG count enabled running share%".
  * Exit status: 0 when every counter counted the way its kind promises, 1
  * otherwise: a pinned one must run the whole time it is enabled (a read of
@@ -38,6 +39,7 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,8 +77,15 @@ static int pmu_type(const char *s)
 	return t;
 }
 
+/* SIGUSR1: only interrupts the sleep */
+static void wake(int sig)
+{
+	(void)sig;
+}
+
 int main(int argc, char **argv)
 {
+	struct sigaction sa = { .sa_handler = wake };
 	int type = PERF_TYPE_RAW, cpu = -1, affine = -1, pinned = 0, spin_cpu = 0, prime = 1;
 	int fd[MAX_EV], n = 0, i, opt, bad = 0;
 	unsigned long long config[MAX_EV], period = 0;
@@ -84,6 +93,7 @@ int main(int argc, char **argv)
 	double secs = 2, warm = 0, end;
 	volatile unsigned long sink = 0;
 
+	sigaction(SIGUSR1, &sa, NULL);
 	while ((opt = getopt(argc, argv, "t:c:a:ps:wW:S:N")) != -1) {
 		switch (opt) {
 		case 't': type = pmu_type(optarg); break;

@@ -28,6 +28,7 @@ rcf=${TMPDIR:-/tmp}/n3t-ksft.rc
 for t in "$@"; do
 	i=$((i + 1))
 	echo "# Subtest: ${t%.sh}"
+	t0=$(cut -d. -f1 /proc/uptime)
 	# streamed, so that a long test shows its progress on the console
 	{
 		if [ -n "$tmo" ] && command -v timeout > /dev/null; then
@@ -38,6 +39,8 @@ for t in "$@"; do
 		echo $? > "$rcf"
 	} | while IFS= read -r _l; do echo "    $_l"; done
 	rc=$(cat "$rcf")
+	# how long each test takes (make check's budget)
+	echo "# ${t%.sh}: $(($(cut -d. -f1 /proc/uptime) - t0)) s"
 	case $rc in
 	0) echo "ok $i ${t%.sh}" ;;
 	4) echo "ok $i ${t%.sh} # SKIP" ;;

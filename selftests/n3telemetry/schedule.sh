@@ -207,11 +207,25 @@ expect_eq split-i2-two-slices 2 "$(st $N3T/cpu1 sets_per_interval)"
 expect_eq split-i2-set1-first "$(want "$VEC_A" retiring)" "$(value $N3T/cpu1/topdown_l1 retiring)"
 expect_eq split-i2-set0-second "$(want "$VEC_B" frontend_bound)" \
 	"$(value $N3T/cpu1/topdown_l1 frontend_bound)"
-# interval 3: set 0, the rotating one, set 1
-slice 1 "$VEC_A"
+# interval 3: set 0, the rotating one (set 3: ipc, INST_RETIRED over
+# CPU_CYCLES, which stays on from set 0), set 1.  The switch to set 3
+# takes 3 s here (delay_us_switch, before its events are created): what
+# the kept CPU_CYCLES counts meanwhile (GAP, injected then: only what is on
+# takes it) is not set 3's slice, and ipc is VEC_A's exactly.  (Before,
+# CPU_CYCLES took GAP into set 3's slice too: ipc 1.2, not 1.8.)
+GAP="CPU_CYCLES=500000000 INST_RETIRED=999"
+inject 1 "$VEC_A"
+echo 3000000 > $DBG/delay_us_switch
+advance 1 &
+apid=$!
+sleep 1
+inject 1 "$GAP"
+wait $apid
+echo 0 > $DBG/delay_us_switch
 slice 1 "$VEC_A"
 slice 1 "$VEC_B"
 expect_eq split-i3-three-slices 3 "$(st $N3T/cpu1 sets_per_interval)"
+expect_eq split-i3-rotating-ipc-not-the-switch "$(want "$VEC_A" ipc)" "$(value $N3T/cpu1/general ipc)"
 expect_eq split-i3-set0-first "$(want "$VEC_A" frontend_bound)" \
 	"$(value $N3T/cpu1/topdown_l1 frontend_bound)"
 expect_eq split-i3-set1-second "$(want "$VEC_B" retiring)" "$(value $N3T/cpu1/topdown_l1 retiring)"
