@@ -323,10 +323,12 @@ static void n3t_step_aside(struct n3t_cpu *pc)
  * Stop the active set, read it, fold a complete slice into the interval;
  * @next: the set that counts next (its counters that the active set shares
  * stay enabled, and are read enabled), or N3T_NO_SET to switch every
- * counter off.  A rotating set's counters that do not stay on are
- * released.  Disabling first means a member's count and times stop
- * together, so the next slice's deltas start from exactly where this one
- * ended; a member that stays on is read once, count and times together.
+ * counter off.  A rotating set's counters that do not stay on are read
+ * enabled and released: no disable before the release, which switches
+ * them off anyway.  A held counter that does not stay on is disabled
+ * first, so that its count and times stop together and its next slice's
+ * deltas start from exactly where this one ended; a member read enabled is
+ * read once, count and times together.
  *
  * A slice is complete when every member ran the whole time it was enabled.
  * A flexible counter (the default) that perf could not schedule, or
@@ -359,11 +361,15 @@ static bool n3t_end_slice(struct n3t_cpu *pc, unsigned int next, bool may_aside)
 		if (c->pe && c->on)
 			perf_event_read_value(c->pe, &on_ns[i], &running);
 	}
-	/* counters the next set shares stay enabled: no disable, no enable */
+	/*
+	 * counters the next set shares stay enabled: no disable, no enable;
+	 * a rotating set's others are released enabled, below
+	 */
 	for (i = 0; i < s->nr; i++) {
 		c = &pc->ctr[m[i].ctr];
 		if (c->pe && c->on && !(keep && test_bit(m[i].ev, keep))) {
-			perf_event_disable(c->pe);
+			if (c->held)
+				perf_event_disable(c->pe);
 			c->on = false;
 		}
 	}
@@ -385,11 +391,16 @@ static bool n3t_end_slice(struct n3t_cpu *pc, unsigned int next, bool may_aside)
 			contended = true;
 		slice_ns = max(slice_ns, de);
 	}
-	/* a rotating set's counters exist for its slice only */
+	/*
+	 * a rotating set's counters exist for its slice only: released just
+	 * read, what they count meanwhile is no slice's
+	 */
 	for (i = 0; i < s->nr; i++) {
 		c = &pc->ctr[m[i].ctr];
-		if (c->pe && !c->held && !c->on)
-			n3t_ctr_put(pc, c);
+		if (c->pe && !c->held && !c->on) {
+			perf_event_release_kernel(c->pe);
+			c->pe = NULL;
+		}
 	}
 	if (!nr_pe)
 		return false;

@@ -134,6 +134,24 @@ u task-cycles-spare-0 -a 1 -s 2 0x11
 check spare-0-below-99 fails min_share task-cycles-spare-0 99
 n3t_unload
 
+# A pinned user of the cycle counter that comes after the load (perf stat
+# -a -e cycles:D, the hard-lockup detector switched on later) is not seen:
+# the module's CPU_CYCLES moves to a programmable counter, the spare one
+# when its set has it, without losing time.  What a task's perf record on
+# that CPU then gets, measured for the guide (not a target: it depends on
+# the sets), with a rotating slice in every interval (test_every=1) so that
+# 3 s see every set's turn several times; it must still count.
+check load-cycles-taken n3t_load force=1 pmu_type="$TP" interval_ms=$IVL test_every=1
+sleep 0.5
+u cpu-pinned-cycles-later -c 1 -p -s 4 0x11 > /dev/null &
+pc=$!
+sleep 0.5
+u task-cycles-cycles-taken -a 1 -s 3 0x11
+check task-cycles-cycles-taken-counted min_share task-cycles-cycles-taken 1
+check cpu-pinned-cycles-later-whole-time wait $pc
+echo "# a task's cycles on CPU 1 beside a later pinned cycles user: $(awk '{ print $5 }' /tmp/pmuuser.task-cycles-cycles-taken) of its time; the module: $(value $N3T/cpu1/status lost_slices) lost slices, $(cost 1 asides) steps aside"
+n3t_unload
+
 # pinned=1: for hosts dedicated to monitoring: the module's CPU-pinned
 # counters outrank every task's pinned events, which starve
 check load-pinned n3t_load force=1 pmu_type="$TP" interval_ms=$IVL pinned=1 spare=0
