@@ -628,13 +628,15 @@ fi
 t dpkg-db-backup-runs gs 'systemctl start dpkg-db-backup.service && ls /var/backups/dpkg.status.0'
 
 step "apt purge: the system as it was"
-gs bash -s "$(tr '\n' ' ' < "$out/packages-upgrade.txt")" > "$out/purge.log" 2>&1 <<'EOF' || true
+# (time-stamped, as the upgrade; dpkg without fsyncs likewise)
+gs bash -s "$(tr '\n' ' ' < "$out/packages-upgrade.txt")" 2>&1 <<'EOF' |
 rm -rf /etc/systemd/system/n3tel-textfile.service.d /etc/modprobe.d/n3t-e2e.conf
 systemctl daemon-reload
-DEBIAN_FRONTEND=noninteractive apt-get purge -y n3tel n3telemetry-dkms "$@"
+DEBIAN_FRONTEND=noninteractive apt-get purge -y -o Dpkg::Options::=--force-unsafe-io n3tel n3telemetry-dkms "$@"
 rmmod n3t_testpmu
 rm -rf /var/lib/n3t-e2e /tmp/e2e
 EOF
+	while IFS= read -r l; do printf '%(%T)T %s\n' -1 "$l"; done > "$out/purge.log" || true
 t apt-purge grep -q 'Purging configuration files for n3tel ' "$out/purge.log"; ! failed || tail "$out/purge.log"
 gs bash -s < "$out/snapshot.sh" > "$out/after.txt"
 cp "$out/after.txt" "$out/after-compared.txt"
