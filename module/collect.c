@@ -391,6 +391,7 @@ static bool n3t_end_slice(struct n3t_cpu *pc, unsigned int next, bool may_aside)
 			contended = true;
 		slice_ns = max(slice_ns, de);
 	}
+	pc->switch_ns = local_clock();
 	/*
 	 * a rotating set's counters exist for its slice only: released just
 	 * read, what they count meanwhile is no slice's
@@ -434,30 +435,45 @@ static bool n3t_end_slice(struct n3t_cpu *pc, unsigned int next, bool may_aside)
 }
 
 /*
+ * How far apart the starts of a slice's members may be without their being
+ * read again: 1/4096 of an interval (244 us at 1 s), less than 0.1 % of
+ * any slice of a rotating interval.
+ */
+static u64 n3t_switch_slack_ns(void)
+{
+	return (u64)READ_ONCE(n3t_cfg.interval_ms) * NSEC_PER_MSEC >> 12;
+}
+
+/*
  * Switch the active set's counters on: the held ones enabled, then a
  * rotating set's created enabled.  One that cannot be created (no memory)
  * is counted and left out: the slice will be lost, nothing else.
  *
  * A rotating set's slice starts once its events exist.  Creating them
  * takes time (an allocation, perf's context mutex, a reschedule each; the
- * worker may sleep), during which the members already on, held or kept
- * from the slice before, go on counting: they are read again after the
- * last creation, so that what they counted meanwhile (folded into the
- * cumulative counts) is not the slice's, and a ratio of one of them and a
- * new event covers the same time.
+ * worker may be preempted or sleep), during which the members already on
+ * (kept from the slice before, held, or created first) go on counting.
+ * When the switch took longer than n3t_switch_slack_ns() since the last
+ * slice's reads (pc->switch_ns), every member is read again after the last
+ * creation, so that what they counted meanwhile (folded into the
+ * cumulative counts) is not the slice's and every ratio covers the same
+ * time; a quicker switch leaves the members' starts less than that apart.
  *
  * The newest event is the last of the CPU's in perf's lists, scheduled
- * after every other (perf stops giving counters at the first event that
- * finds none): if it did not get one, the set does not fit beside the
- * other users of the CPU.  Its new events are then released at once,
- * before perf's multiplexing rotates anybody's for them, and its slice is
- * lost; the CPU goes on with its other sets (a CPU-wide user of a few
- * counters leaves the smaller sets room).
+ * after every other flexible one (perf stops giving counters at the first
+ * that finds none): if it did not get one, the set does not fit beside
+ * the other users of the CPU.  Pinned (pinned=1), an event that found no
+ * counter is in the error state and skipped, so each new one is read.  A
+ * set that does not fit has its new events released at once, before
+ * perf's multiplexing rotates anybody's for them, and its slice is lost;
+ * the CPU goes on with its other sets (a CPU-wide user of a few counters
+ * leaves the smaller sets room).
  */
 static void n3t_enable_set(struct n3t_cpu *pc)
 {
 	struct n3t_cpu_set *s = &pc->set[pc->active];
 	struct n3t_cpu_ev *c, *newest = NULL;
+	bool late, busy = false;
 	u64 d, de, dr;
 	unsigned int i;
 
@@ -481,24 +497,24 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 	}
 	if (!newest)
 		return;
-	n3t_read_ctr(pc, newest, &d, &de, &dr);
-	/* pinned=1: one that found no counter is in the error state, times 0 */
-	if (!de || dr != de) {
-		for (i = s->first; i < s->first + s->nr; i++) {
-			c = &pc->ctr[pc->ev[i].ctr];
-			if (c->fresh)
-				n3t_ctr_put(pc, c);
-			c->fresh = false;
-		}
-		n3t_stat_add(&pc->set_busy, 1);
-		return;
+	late = local_clock() - pc->switch_ns > n3t_switch_slack_ns();
+	for (i = s->first; i < s->first + s->nr; i++) {
+		c = &pc->ctr[pc->ev[i].ctr];
+		if (!c->on || !(late || c == newest || (n3t_pinned && c->fresh)))
+			continue;
+		n3t_read_ctr(pc, c, &d, &de, &dr);
+		/* not running since created: pinned, de is 0 (error state) */
+		if (c->fresh && (!de || dr != de))
+			busy = true;
 	}
 	for (i = s->first; i < s->first + s->nr; i++) {
 		c = &pc->ctr[pc->ev[i].ctr];
-		if (c->on && !c->fresh && c != newest)
-			n3t_read_ctr(pc, c, &d, &de, &dr);
+		if (busy && c->fresh)
+			n3t_ctr_put(pc, c);
 		c->fresh = false;
 	}
+	if (busy)
+		n3t_stat_add(&pc->set_busy, 1);
 }
 
 /*
@@ -631,19 +647,33 @@ static void n3t_end_interval_aside(struct n3t_cpu *pc, u64 now)
 }
 
 /*
- * The set a look tries: the largest of the sets counted in every interval
- * (if it fits, they all do; a rotating set that does not fit when its slice
- * starts only loses that slice), or with none (every set rotates) the
- * smallest: where it fits, some of the CPU's metrics can be counted.
+ * The programmable counters set @s needs on this CPU: its usable events,
+ * less CPU_CYCLES where it has the cycle counter.
+ */
+static unsigned int n3t_set_need(const struct n3t_cpu *pc, unsigned int s)
+{
+	const struct n3t_plan *plan = pc->plan;
+	DECLARE_BITMAP(ev, N3T_MAX_EVENTS);
+
+	bitmap_and(ev, plan->set[s].events, pc->dom->usable, N3T_MAX_EVENTS);
+	if (plan->cycle_counter)
+		__clear_bit(plan->model->cycles, ev);
+	return bitmap_weight(ev, N3T_MAX_EVENTS);
+}
+
+/*
+ * The set a look tries: of the sets counted in every interval, the one
+ * that needs the most programmable counters (if it fits, they all do; a
+ * rotating set that does not fit when its slice starts only loses that
+ * slice), or with none (every set rotates) the one that needs the fewest:
+ * where it fits, some of the CPU's metrics can be counted.
  */
 static unsigned int n3t_look_set(const struct n3t_cpu *pc)
 {
-	const struct n3t_plan *plan = pc->plan;
-	unsigned int s, w, best = 0;
-	unsigned int wb = bitmap_weight(plan->set[0].events, N3T_MAX_EVENTS);
+	unsigned int s, w, best = 0, wb = n3t_set_need(pc, 0);
 
 	for (s = 1; s < (pc->sch.nr_every ?: pc->sch.nr_sets); s++) {
-		w = bitmap_weight(plan->set[s].events, N3T_MAX_EVENTS);
+		w = n3t_set_need(pc, s);
 		if (pc->sch.nr_every ? w > wb : w < wb) {
 			best = s;
 			wb = w;

@@ -374,7 +374,13 @@ struct n3t_core_type *n3t_cpu_core_type(unsigned int cpu)
  * Not on an isolated CPU (nohz_full, isolcpus, a cpuset isolated partition
  * where the kernel knows them: cpu_is_isolated()) unless isolated=1: such a
  * CPU was promised no kernel noise, and a slice timer, an event created or
- * a function called on it is noise.
+ * a function called on it is noise.  housekeeping_test_cpu(), not the
+ * inline housekeeping_cpu(): that one puts sites of the static key
+ * housekeeping_overridden into the module's text, and loading text with
+ * sites of an enabled key patches them, which arm64 follows with an IPI
+ * to every CPU (kick_all_cpus_sync()), isolated ones included (seen on 7.3,
+ * whose cpuset isolated partitions enable the key, by the isolated
+ * kselftest).
  * Return: true to collect on @cpu.
  */
 bool n3t_cpu_wanted(unsigned int cpu)
@@ -384,9 +390,11 @@ bool n3t_cpu_wanted(unsigned int cpu)
 #ifdef N3T_HAVE_CPU_IS_ISOLATED
 	return !cpu_is_isolated(cpu);
 #elif defined(N3T_HAVE_HK_TYPE)
-	return housekeeping_cpu(cpu, HK_TYPE_TICK) && housekeeping_cpu(cpu, HK_TYPE_DOMAIN);
+	return housekeeping_test_cpu(cpu, HK_TYPE_TICK) &&
+	       housekeeping_test_cpu(cpu, HK_TYPE_DOMAIN);
 #else	/* before 5.18: flags */
-	return housekeeping_cpu(cpu, HK_FLAG_TICK) && housekeeping_cpu(cpu, HK_FLAG_DOMAIN);
+	return housekeeping_test_cpu(cpu, HK_FLAG_TICK) &&
+	       housekeeping_test_cpu(cpu, HK_FLAG_DOMAIN);
 #endif
 }
 
@@ -403,11 +411,11 @@ bool n3t_cpu_isolation_fixed(unsigned int cpu)
 {
 #if defined(N3T_HAVE_CPU_IS_ISOLATED) && defined(N3T_HAVE_HK_TYPE_DOMAIN_BOOT)
 	/* HK_TYPE_DOMAIN leaves out cpuset isolated partitions too: isolcpus= alone */
-	return n3t_isolated || !housekeeping_cpu(cpu, HK_TYPE_TICK) ||
-	       !housekeeping_cpu(cpu, HK_TYPE_DOMAIN_BOOT);
+	return n3t_isolated || !housekeeping_test_cpu(cpu, HK_TYPE_TICK) ||
+	       !housekeeping_test_cpu(cpu, HK_TYPE_DOMAIN_BOOT);
 #elif defined(N3T_HAVE_CPU_IS_ISOLATED)
-	return n3t_isolated || !housekeeping_cpu(cpu, HK_TYPE_TICK) ||
-	       !housekeeping_cpu(cpu, HK_TYPE_DOMAIN);
+	return n3t_isolated || !housekeeping_test_cpu(cpu, HK_TYPE_TICK) ||
+	       !housekeeping_test_cpu(cpu, HK_TYPE_DOMAIN);
 #else
 	return true;
 #endif

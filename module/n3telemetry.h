@@ -186,9 +186,11 @@ struct n3t_cpu_set {
  *	anything on the CPU, by the isolation check or a teardown
  * @aside_wait: intervals until the next look while @aside
  * @look_set: the set a look tries: of the sets counted in every interval,
- *	the one with the most events (a rotating set that does not fit when
- *	its slice starts only loses that slice: n3t_enable_set()); with none,
- *	the set with the fewest
+ *	the one that needs the most programmable counters (a rotating set
+ *	that does not fit when its slice starts only loses that slice:
+ *	n3t_enable_set()); with none, the one that needs the fewest
+ * @switch_ns: local_clock() at the last slice end's reads: how long a
+ *	switch to a rotating set took (n3t_enable_set())
  * @aside_backoff: @aside_wait after the next step aside or look: 1,
  *	doubled up to N3T_ASIDE_WAIT_MAX by each look that finds the
  *	counters taken and each time the CPU is pushed out again straight
@@ -249,6 +251,7 @@ struct n3t_cpu {
 	unsigned int aside_wait;
 	unsigned int aside_backoff;
 	unsigned int look_set;
+	u64 switch_ns;
 	struct n3t_cpu_set *set;
 	struct n3t_cpu_member *ev;
 	struct n3t_cpu_ev *ctr;

@@ -292,7 +292,7 @@ static_assert(N3T_TEXT_MAX_GROUP_FILE <= PAGE_SIZE,
 /*
  * A group file's text into @buf (a page); its length, or a negative errno.
  * A CPU isolated since its directory was made has not been asked what core
- * it is: its files are the first core type's, every value nan.
+ * it is: its files are the one core type's, every value nan.
  */
 static int n3t_group_text(struct kobject *kobj, const struct attribute *attr, char *buf)
 {
@@ -616,10 +616,11 @@ static void n3t_dir_del(struct n3t_dir *d)
 /*
  * A directory's data files: events and the group files of its CPU's core
  * (system/: the first core type's).  They go with the directory.  An
- * isolated CPU is not asked what core it is (n3t_cpu_wanted()): it gets the
- * first core type's files (on a system of one core type, its own), which
- * read nan while it is isolated and its values once its isolation ends and
- * it is collected on.  A CPU of no known core type has none.
+ * isolated CPU is not asked what core it is (n3t_cpu_wanted()): on a
+ * system of one core type it gets that type's files, which read nan while
+ * it is isolated and its values once its isolation ends and it is
+ * collected on; on a mixed one, none (its type is not known).  A CPU of no
+ * known core type has none.
  */
 static int n3t_dir_add_data(struct n3t_dir *d)
 {
@@ -628,7 +629,7 @@ static int n3t_dir_add_data(struct n3t_dir *d)
 	unsigned int i;
 	int ret;
 
-	if (!dom && !n3t_cpu_wanted(d->cpu))
+	if (!dom && !n3t_cpu_wanted(d->cpu) && n3t_cfg.nr_types == 1)
 		dom = &n3t_cfg.type[0];
 	d->files = dom;
 	ret = sysfs_create_bin_file(&d->kobj, &events_attr);

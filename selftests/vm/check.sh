@@ -116,6 +116,13 @@ else
 	cat "$log"
 	record FAIL build-w1-sparse-6.12
 fi
+# no static key's site in the module: loading one of an enabled key IPIs
+# every CPU, isolated ones too (key-sites.sh)
+if "$vmdir/key-sites.sh" "$m612/module/n3telemetry.ko"; then
+	record PASS no-static-key-sites-6.12
+else
+	record FAIL no-static-key-sites-6.12
+fi
 
 if [ $mode = check ]; then
 	step "production build: no test controls"
@@ -367,6 +374,11 @@ m61=$out/6.1
 log=$out/build-6.1.log
 if build_modules "$ddir/kdir" "$m61" W=1 KCFLAGS=-Werror N3T_TESTS=y > "$log" 2>&1; then
 	record PASS build-6.1-distro
+	if "$vmdir/key-sites.sh" "$m61/module/n3telemetry.ko"; then
+		record PASS no-static-key-sites-6.1
+	else
+		record FAIL no-static-key-sites-6.1
+	fi
 	"$vmdir/mkinitramfs.sh" "$m61" "$out/initramfs-6.1.cpio.gz"
 	dlog=$out/console-6.1.log
 	if qemu "$ddir/vmlinuz" "$out/initramfs-6.1.cpio.gz" "n3t.mode=smoke" "$dlog" "$(vm_limit 300)" &&

@@ -83,6 +83,15 @@ for s in "${suites[@]}"; do
 			grep -E 'warning:|error:|WARNING:|Error' "$log" | head -20
 			record FAIL "$tag/build-w1"
 		fi
+		# no static key's site: loading one of an enabled key IPIs every
+		# CPU, isolated ones too (key-sites.sh)
+		if [ -f "$out/mod-$s/module/n3telemetry.ko" ]; then
+			if "$here/key-sites.sh" "$out/mod-$s/module/n3telemetry.ko"; then
+				record PASS "$tag/no-static-key-sites"
+			else
+				record FAIL "$tag/no-static-key-sites"
+			fi
+		fi
 		for ko in module/n3telemetry selftests/testpmu/n3t_testpmu \
 			selftests/bench/perfcost/n3t_perfcost; do
 			if [ -f "$out/mod-$s/$ko.ko" ]; then
@@ -99,12 +108,16 @@ for s in "${suites[@]}"; do
 		vt=$(date +%s)
 		vlog=$out/console-$s.log
 		only=$(echo "$tests" | tr -s ' \n' ,)
-		# log_buf_len: the whole kernel log is searched for splats at the end
-		if timeout --foreground 1500 qemu-system-aarch64 -M virt -cpu max -smp 4 -m 2G \
-			-nographic -no-reboot -nic none -kernel "$root$VMLINUZ" \
-			-initrd "$out/initramfs-$s.cpio.gz" \
-			-append "console=ttyAMA0 loglevel=4 log_buf_len=4M panic=-1 n3t.mode=check n3t.only=$only" \
-			< /dev/null > "$vlog" 2>&1 && grep -q N3T-DONE "$vlog"; then
+		# boot LOG SECONDS N3T-ARGS: the suite's kernel, until it powers
+		# off; log_buf_len: the whole kernel log is searched for splats
+		boot() {
+			timeout --foreground "$2" qemu-system-aarch64 -M virt -cpu max -smp 4 -m 2G \
+				-nographic -no-reboot -nic none -kernel "$root$VMLINUZ" \
+				-initrd "$out/initramfs-$s.cpio.gz" \
+				-append "console=ttyAMA0 loglevel=4 log_buf_len=4M panic=-1 $3" \
+				< /dev/null > "$1" 2>&1 && grep -q N3T-DONE "$1"
+		}
+		if boot "$vlog" 1500 "n3t.mode=check n3t.only=$only"; then
 			record PASS "$tag/vm-poweroff"
 		else
 			tail -30 "$vlog"
@@ -123,11 +136,7 @@ for s in "${suites[@]}"; do
 		*)
 			step "$s: boot $ABI again, CPU 3 in a cpuset isolated partition: isolated.sh"
 			ilog=$out/console-$s-isolated-cpuset.log
-			if timeout --foreground 600 qemu-system-aarch64 -M virt -cpu max -smp 4 -m 2G \
-				-nographic -no-reboot -nic none -kernel "$root$VMLINUZ" \
-				-initrd "$out/initramfs-$s.cpio.gz" \
-				-append "console=ttyAMA0 loglevel=4 log_buf_len=4M panic=-1 n3t.mode=isolated n3t.cpuset=3" \
-				< /dev/null > "$ilog" 2>&1 && grep -q N3T-DONE "$ilog"; then
+			if boot "$ilog" 600 "n3t.mode=isolated n3t.cpuset=3"; then
 				record PASS "$tag/vm-isolated-cpuset-poweroff"
 			else
 				tail -30 "$ilog"
