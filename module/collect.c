@@ -245,6 +245,17 @@ static void n3t_read_ctr(struct n3t_cpu *pc, struct n3t_cpu_ev *c, u64 *d, u64 *
 	pc->scratch.ev_ns[c->ev] += min(*dr, *de);
 }
 
+/*
+ * Whether a counter ran the whole time it was enabled since its last read,
+ * and was enabled at all: a flexible one perf could not schedule falls
+ * behind in running time; a pinned one that found no counter is in the
+ * error state, its enabled time frozen.
+ */
+static bool n3t_ran_whole(u64 de, u64 dr)
+{
+	return de && dr == de;
+}
+
 /* Switch a counter off; what it counted since its last read is folded in. */
 static void n3t_ctr_off(struct n3t_cpu *pc, struct n3t_cpu_ev *c)
 {
@@ -387,7 +398,7 @@ static bool n3t_end_slice(struct n3t_cpu *pc, unsigned int next, bool may_aside)
 		}
 		n3t_read_ctr(pc, c, &d[i], &de, &dr);
 		/* a member that did not run the whole time it was on spoils it */
-		if (!de || dr != de || (n3t_pinned && c->last_enabled == on_ns[i]))
+		if (!n3t_ran_whole(de, dr) || (n3t_pinned && c->last_enabled == on_ns[i]))
 			contended = true;
 		slice_ns = max(slice_ns, de);
 	}
@@ -504,7 +515,7 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 			continue;
 		n3t_read_ctr(pc, c, &d, &de, &dr);
 		/* not running since created: pinned, de is 0 (error state) */
-		if (c->fresh && (!de || dr != de))
+		if (c->fresh && !n3t_ran_whole(de, dr))
 			busy = true;
 	}
 	for (i = s->first; i < s->first + s->nr; i++) {
@@ -722,7 +733,7 @@ static bool n3t_look(struct n3t_cpu *pc)
 			 * pinned event (pinned=1) that found no counter is in
 			 * the error state, its times frozen at 0 (6.12)
 			 */
-			ok = de && dr == de;
+			ok = n3t_ran_whole(de, dr);
 		}
 	}
 	for (i = s0->first; ok && i < s0->first + s0->nr; i++) {
@@ -732,7 +743,7 @@ static bool n3t_look(struct n3t_cpu *pc)
 		if (!c->pe)
 			continue;
 		n3t_read_ctr(pc, c, &d, &de, &dr);
-		ok = de && dr == de;
+		ok = n3t_ran_whole(de, dr);
 	}
 	n3t_release_all(pc);
 	/* the sets of every interval: off until their slices */
