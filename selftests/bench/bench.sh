@@ -91,7 +91,7 @@ boot() {
 	local tag=$1 cpus=$2 tmo=$3 rc=0 b0
 	shift 3
 	b0=$(date +%s)
-	timeout --foreground "$tmo" qemu-system-aarch64 -M virt,gic-version=3 -cpu max \
+	timeout --foreground "$tmo" qemu-system-aarch64 -M virt,gic-version=3 -cpu max,pauth-impdef=on \
 		-smp "$cpus" -m 2G -icount shift=0,sleep=off -nographic -no-reboot -nic none \
 		-kernel "${KERNEL:-$ddir/vmlinuz}" -initrd "${INITRD:-$out/initramfs.cpio.gz}" \
 		-append "console=ttyAMA0 loglevel=4 panic=-1 nokaslr n3t.mode=bench $*" \

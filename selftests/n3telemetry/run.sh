@@ -4,6 +4,7 @@
 # each script's own checks nested inside it; exits 1 when one failed.
 #   run.sh                 every test of tests.list (make run_tests)
 #   run.sh --only A.sh...  those tests
+#   run.sh --skip A.sh...  every test of tests.list but those
 #   run.sh --smoke         the short list of the 6.1 distro-kernel VM run
 # Each test runs under the "timeout" of the settings file (as the kernel's
 # kselftest runner does).  See lib.sh for N3T_MODDIR and N3T_TEST_MODDIR.
@@ -11,8 +12,9 @@ cd "$(dirname "$0")" || exit 1
 case "$1" in
 --smoke) tests="smoke.sh values.sh rest.sh hotplug.sh pause.sh nofit.sh snapconcur.sh aside.sh lease.sh neighbour.sh" ;;
 --only) shift; tests="$*" ;;
+--skip) shift; tests=$(while read -r t; do case " $* " in *" $t "*) ;; *) echo "$t" ;; esac; done < tests.list) ;;
 "") tests=$(cat tests.list) ;;
-*) echo "usage: $0 [--smoke | --only TEST...]" >&2; exit 2 ;;
+*) echo "usage: $0 [--smoke | --only TEST... | --skip TEST...]" >&2; exit 2 ;;
 esac
 tmo=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' settings 2>/dev/null)
 set -- $tests

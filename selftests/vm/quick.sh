@@ -63,7 +63,7 @@ fi
 "$vmdir/mkinitramfs.sh" "$m" "$out/initramfs-$kern.cpio.gz"
 only=$(echo "$*" | tr ' ' ,)
 log=$out/console-$kern.log
-timeout --foreground 1200 qemu-system-aarch64 -M virt -cpu max -smp "${VM_SMP:-4}" -m 2G \
+timeout --foreground 1200 qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp "${VM_SMP:-4}" -m 2G \
 	-nographic -no-reboot -nic none -kernel "$image" -initrd "$out/initramfs-$kern.cpio.gz" \
 	-append "console=ttyAMA0 loglevel=4 panic=-1 n3t.mode=$mode ${only:+n3t.only=$only} $append" \
 	"${qargs[@]}" < /dev/null > "$log" 2>&1 || true

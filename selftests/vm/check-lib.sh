@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What check.sh and check-jobs.sh share: the results file, the step lines,
+# the module build, QEMU's command line.  Sourced with top, vmdir, out,
+# results and t0 set (and kdir, for vm_run's default kernel).
+# shellcheck disable=SC2034,SC2154
+
+# the kselftests make check runs on the oldest and newest Debian kernels
+MATRIX_CHECK_TESTS="smoke.sh badinput.sh values.sh hotplug.sh pause.sh neighbour.sh"
+
+step() { printf '== [%4ss] %s\n' "$(( $(date +%s) - t0 ))" "$*"; }
+
+# record PASS|FAIL|SKIP NAME: one line per test, counted at the end
+record() {
+	echo "$1 $2" >> "$results"
+	printf '%-4s %s\n' "$1" "$2"
+}
+
+# build_modules KDIR DEST [extra make args]: the module tree out of the
+# source tree, one copy per kernel
+build_modules() {
+	local k=$1 dest=$2
+	shift 2
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	(cd "$top" && git ls-files -co --exclude-standard -z 2>/dev/null |
+		rsync -a --from0 --files-from=- "$top/" "$dest/") ||
+		rsync -a --exclude build --exclude .git "$top/" "$dest/"
+	make -s -C "$k" M="$dest" "$@" modules
+}
+
+# vm_limit SECONDS: a VM's time limit, which only stops a VM that hangs.
+# SECONDS is about twice a run on a quiet 2-core host; a busy one (the other
+# lane's VMs beside it, another job) has taken more (6.1's smoke boot ended
+# mid-neighbour at 300 s), so the limit is three times that, or N3T_VM_SLOW
+# times it.  CI's own limit bounds the sum.
+vm_limit() {
+	echo $(( $1 * ${N3T_VM_SLOW:-3} ))
+}
+
+# qemu KERNEL INITRD APPEND LOG TIMEOUT [extra]; VM_QEMU, VM_CPU, VM_SMP
+# override the binary, -cpu max and -smp 4.  -cpu max with QEMU's cheap
+# pointer-authentication algorithm: Debian's kernels sign every return
+# address, and the architected QARMA cipher takes about 40 % of their time
+# under TCG (5.10's kselftests in make matrix: 98 s, 56 s with impdef)
+qemu() {
+	local kernel=$1 initrd=$2 append=$3 log=$4 tmo=$5
+	shift 5
+	local rc=0
+	timeout --foreground "$tmo" "${VM_QEMU:-qemu-system-aarch64}" -M virt \
+		-cpu "${VM_CPU:-max,pauth-impdef=on}" -smp "${VM_SMP:-4}" -m 2G \
+		-nographic -no-reboot -nic none -kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyAMA0 loglevel=4 panic=-1 $append" "$@" \
+		< /dev/null > "$log" 2>&1 || rc=$?
+	return $rc
+}
+
+# vm_run TAG MODE-AND-APPEND TIMEOUT [qemu args]: one more boot of the debug
+# kernel (VM_KERNEL and VM_INITRD: another kernel, another initramfs)
+vm_run() {
+	local tag=$1 append=$2 tmo=$3 log=$out/console-$1.log
+	shift 3
+	if qemu "${VM_KERNEL:-$kdir/arch/arm64/boot/Image}" "${VM_INITRD:-$out/initramfs-6.12.cpio.gz}" \
+		"$append" "$log" "$tmo" "$@" && grep -q N3T-DONE "$log"; then
+		record PASS "vm-$tag-poweroff"
+	else
+		tail -30 "$log"
+		record FAIL "vm-$tag-poweroff"
+	fi
+	python3 "$vmdir/results.py" --tag "$tag" "$log" >> "$results" || true
+	grep -E "^(PASS|FAIL) ${tag//./\\.}/" "$results"
+}
