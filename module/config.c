@@ -122,6 +122,10 @@ static char *test_models;
 module_param(test_models, charp, 0444);
 MODULE_PARM_DESC(test_models, "Test builds only: the table of each CPU in CPU order, comma separated, instead of the MIDR's (lets QEMU be heterogeneous)");
 
+unsigned int n3t_test_midr;
+module_param_named(test_midr, n3t_test_midr, uint, 0444);
+MODULE_PARM_DESC(test_midr, "Test builds only: the MIDR_EL1 value every CPU is taken to have when its table is chosen (cores QEMU does not model)");
+
 bool n3t_test_all_events;
 module_param_named(test_all_events, n3t_test_all_events, bool, 0444);
 MODULE_PARM_DESC(test_all_events, "Test builds only: every event of the table is live on the CPU PMU, whatever PMCEID says (QEMU's PMU counts them as zero), so that the cost is measured as on a core that has them all");

@@ -142,12 +142,15 @@ enum n3t_hook { N3T_HOOK_READ, N3T_HOOK_SWITCH, N3T_NR_HOOKS };
 #ifdef N3T_TEST_HOOKS
 extern u32 n3t_delay_us[N3T_NR_HOOKS];
 extern bool n3t_test_all_events;
+extern unsigned int n3t_test_midr;
 extern unsigned int n3t_test_every;
 extern bool n3t_test_hold_all;
 extern bool n3t_manual;
 void n3t_test_delay(enum n3t_hook hook);
 /* test_all_events=1: every event of the table counts as implemented */
 static inline bool n3t_all_events(void) { return n3t_test_all_events; }
+/* test_midr=: the MIDR a table is chosen for, instead of @midr */
+static inline u32 n3t_midr_override(u32 midr) { return n3t_test_midr ?: midr; }
 /* test_every=N: intervals between rotating slices (0: the freshness's) */
 static inline unsigned int n3t_every_override(void) { return n3t_test_every; }
 /* test_hold_all=1: every event is held (created with the CPU's state) */
@@ -155,6 +158,7 @@ static inline bool n3t_hold_all(void) { return n3t_test_hold_all; }
 #else
 static inline void n3t_test_delay(enum n3t_hook hook) { }
 static inline bool n3t_all_events(void) { return false; }
+static inline u32 n3t_midr_override(u32 midr) { return midr; }
 static inline unsigned int n3t_every_override(void) { return 0; }
 static inline bool n3t_hold_all(void) { return false; }
 #endif

@@ -2,7 +2,8 @@
 /*
  * n3telemetry core types: which table describes each CPU (its MIDR matched
  * against the tables' ranges with the kernel's is_midr_in_range_list(), or
- * from 6.15 its per-range helper; or force=, or test_models=), what its PMU
+ * from 6.15 its per-range helper; or force=, or test_models=, or a test
+ * build's test_midr= for the MIDR), what its PMU
  * implements (PMCEID, PMCR_EL0.N, PMMIR_EL1.SLOTS), the PMU to count with
  * (pmu_type=), and which CPUs the module may touch at all
  * (cpu_is_isolated()).  The CPUs of one core type are one struct
@@ -86,6 +87,13 @@ struct n3t_midr_match {
 #ifndef MIDR_NEOVERSE_N3
 #define MIDR_NEOVERSE_N3	MIDR_CPU_MODEL(ARM_CPU_IMP_ARM, 0xD8E)
 #endif
+#ifndef MIDR_NEOVERSE_V3AE
+#define MIDR_NEOVERSE_V3AE	MIDR_CPU_MODEL(ARM_CPU_IMP_ARM, 0xD83)
+#endif
+/* Microsoft's implementer code (ARM_CPU_IMP_MICROSOFT from 6.8) */
+#ifndef MIDR_MICROSOFT_AZURE_COBALT_100
+#define MIDR_MICROSOFT_AZURE_COBALT_100	MIDR_CPU_MODEL(0x6D, 0xD49)
+#endif
 
 static const struct n3t_midr_match n3t_midr_matches[] = {
 #include "models_midr.h"
@@ -116,7 +124,7 @@ static void n3t_read_id(void *info)
 	memset(id, 0, sizeof(*id));
 	id->cpu = smp_processor_id();
 #ifdef CONFIG_ARM64
-	id->midr = read_cpuid_id();
+	id->midr = n3t_midr_override(read_cpuid_id());
 	/* the PMU registers exist only with PMUv3 (not in every VM) */
 	if (!pmuv3_implemented(read_pmuver()))
 		return;

@@ -23,6 +23,7 @@
 	.model = &n3t_neoverse_n2,
 	.ranges = (const struct midr_range[]) {
 		MIDR_RANGE(MIDR_NEOVERSE_N2, 0, 0, 0, 2),
+		MIDR_ALL_VERSIONS(MIDR_MICROSOFT_AZURE_COBALT_100),
 		{},
 	},
 },
@@ -44,6 +45,7 @@
 	.model = &n3t_neoverse_v3,
 	.ranges = (const struct midr_range[]) {
 		MIDR_ALL_VERSIONS(MIDR_NEOVERSE_V3),
+		MIDR_ALL_VERSIONS(MIDR_NEOVERSE_V3AE),
 		{},
 	},
 },

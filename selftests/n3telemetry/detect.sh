@@ -6,7 +6,11 @@
 # that file); on any other core (-cpu max) the load fails with one clear
 # line, and force=<table> still loads.  force=bogus fails with one line.
 # n3t.cpu=MODEL on the kernel command line names the QEMU CPU model (check.sh
-# passes it); a neoverse-* model must be one a table describes.
+# passes it); a neoverse-* model must be one a table describes.  Then, with
+# the test build's test_midr= (cores QEMU does not model), the tables chosen
+# for cores built on a described one (Azure Cobalt 100: N2 r0p0's; Neoverse
+# V3AE: V3's), for the revisions either side of a table's boundary, and the
+# refusal of a core no table describes.
 . ./lib.sh
 MAP=./midr-map.txt
 [ -r $MAP ] || skip_all "no midr-map.txt here (made by selftests/vm/check.sh from module/models_midr.h)"
@@ -95,6 +99,43 @@ else
 	expect_eq forced-cpu_model "neoverse-v2 (forced)" "$(cat $N3T/cpu_model 2>/dev/null)"
 	expect_eq forced-cpu0 neoverse-v2 "$(cat $N3T/cpu0/cpu_model 2>/dev/null)"
 	check forced-unload n3t_unload
+fi
+
+# midr_case MIDR WANT: loaded as MIDR (every CPU), the table WANT is chosen,
+# as midr-map.txt (module/models_midr.h) also says; WANT "-": refused
+midr_case() {
+	_d=$(printf '0x%02x 0x%03x r%up%u' $(($1 >> 24 & 0xff)) $(($1 >> 4 & 0xfff)) \
+		$(($1 >> 20 & 0xf)) $(($1 & 0xf)))
+	_n=$(echo "$_d" | tr ' ' -)
+	_m=$(table $(($1 >> 24 & 0xff)) $(($1 >> 4 & 0xfff)) $(($1 >> 20 & 0xf)) $(($1 & 0xf)))
+	if [ "$2" = - ]; then
+		expect_eq "midr-$_n-no-range" "" "$_m"
+		n0=$(count)
+		check "midr-$_n-refused" fails n3t_load test_midr="$1"
+		expect_eq "midr-$_n-one-line" \
+			"n3telemetry: CPU is implementer $(echo "$_d" | sed 's/ / part /; s/ / /'), a core no table describes; load with force=<table> to use one anyway" \
+			"$(new_lines "$n0")"
+		return
+	fi
+	expect_eq "midr-$_n-range" "$2" "$_m"
+	check "midr-$_n-load" n3t_load test_midr="$1" interval_ms=100
+	expect_eq "midr-$_n-cpu_model" "$2" "$(cat $N3T/cpu_model 2>/dev/null)"
+	expect_eq "midr-$_n-cpu1" "$2" "$(cat $N3T/cpu1/cpu_model 2>/dev/null)"
+	check "midr-$_n-unload" n3t_unload
+}
+
+if [ -z "$qcpu" ] && [ -r "$N3T_TEST_MODDIR/n3telemetry.ko" ]; then
+	_ko=$N3T_KO
+	N3T_KO=$N3T_TEST_MODDIR/n3telemetry.ko
+	midr_case 0x6d0fd490 neoverse-n2	# Azure Cobalt 100 r0p0
+	midr_case 0x6d1fd493 neoverse-n2	# a later Cobalt 100: still N2 r0p0's
+	midr_case 0x410fd830 neoverse-v3	# Neoverse V3AE r0p0
+	midr_case 0x410fd840 neoverse-v3	# Neoverse V3
+	midr_case 0x410fd492 neoverse-n2	# Neoverse N2 r0p2
+	midr_case 0x410fd493 neoverse-n2-r0p3	# Neoverse N2 r0p3
+	midr_case 0x411fd490 neoverse-n2-r0p3	# Neoverse N2 r1p0
+	midr_case 0xc00fac30 -			# AmpereOne: no table
+	N3T_KO=$_ko
 fi
 
 n0=$(count)

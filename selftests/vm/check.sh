@@ -133,10 +133,10 @@ fi
 if [ $mode = check ]; then
 	step "production build: no test controls"
 	# the test build's debugfs controls (manual, advance, delay_us_*) and
-	# test_models= must not be in the module a user builds
+	# test_models= and test_midr= must not be in the module a user builds
 	if build_modules "$kdir" "$out/6.12-prod" > "$out/build-6.12-prod.log" 2>&1; then
 		strs=$(aarch64-linux-gnu-strings "$out/6.12-prod/module/n3telemetry.ko")
-		found=$(grep -xE 'manual|advance|delay_us_(read|switch)|test_models' <<< "$strs" || true)
+		found=$(grep -xE 'manual|advance|delay_us_(read|switch)|test_models|test_midr' <<< "$strs" || true)
 		if [ -z "$found" ] && grep -x cost <<< "$strs" > /dev/null; then
 			record PASS production-build-has-no-test-controls
 		else

@@ -4,7 +4,8 @@
 
 Reads the module's MIDR range table (module/models_midr.h), the kernel's
 MIDR_* names (arch/arm64/include/asm/cputype.h of the kernel the module is
-built against) and the table names (module/models.c); prints one line per
+built against, then module/coretype.c's for the ones older kernels lack)
+and the table names (module/models.c); prints one line per
 range, in the module's matching order:
 
     IMPLEMENTER PART VARIANT_MIN REVISION_MIN VARIANT_MAX REVISION_MAX TABLE
@@ -17,7 +18,8 @@ import sys
 
 def main():
     moddir, kdir = sys.argv[1], sys.argv[2]
-    cputype = open(f'{kdir}/arch/arm64/include/asm/cputype.h').read()
+    cputype = open(f'{kdir}/arch/arm64/include/asm/cputype.h').read() + \
+        open(f'{moddir}/coretype.c').read()
     defs = dict(re.findall(r'^#define\s+(\w+)\s+(0[xX][0-9a-fA-F]+)\b', cputype, re.M))
     models = dict(re.findall(r'struct n3t_model (\w+) = \{\s*\.name = "([^"]+)"',
                              open(f'{moddir}/models.c').read()))

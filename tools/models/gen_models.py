@@ -563,11 +563,28 @@ def emit_header(models, out):
     w('\n#endif /* N3T_MODELS_H */\n')
 
 
+# Cores Arm's descriptions do not name that are built on a core they
+# describe, and the table (file name) whose formulas apply to them, with
+# the kernel's MIDR name (arch/arm64/include/asm/cputype.h; coretype.c
+# defines the ones older kernels lack).  Every version of each is matched.
+# - Azure Cobalt 100 (implementer 0x6D, part 0xD49): cputype.h says it is
+#   Neoverse N2 r0p0, whose STALL_SLOT and STALL_SLOT_FRONTEND count one slot
+#   more per cycle than r0p3's: the formulas of the r0p0-r0p2 table, which
+#   subtract it.
+# - Neoverse V3AE (part 0xD83): V3 with automotive features, the same
+#   pipeline and PMU events; Arm's own topdown tool maps it to V3's.
+DERIVED = {
+    'neoverse-n2': ['MIDR_MICROSOFT_AZURE_COBALT_100'],
+    'neoverse-v3': ['MIDR_NEOVERSE_V3AE'],
+}
+
+
 def emit_midr(models, out):
     """The MIDR ranges each table applies to, with the kernel's MIDR names.
 
     Tables of one part are sorted by revision: each applies from its own
-    revision (the first from r0p0) up to the next one's.  Each table's
+    revision (the first from r0p0) up to the next one's; then the cores
+    built on it (DERIVED), every version.  Each table's
     ranges are a list ended by an empty entry, as the kernel's
     is_midr_in_range_list() takes them."""
     w = out.write
@@ -594,6 +611,8 @@ def emit_midr(models, out):
         w(f'\t.model = &n3t_{m["ident"]},\n')
         w('\t.ranges = (const struct midr_range[]) {\n')
         w(f'\t\t{rng},\n')
+        for d in DERIVED.get(m['file'], []):
+            w(f'\t\tMIDR_ALL_VERSIONS({d}),\n')
         w('\t\t{},\n')
         w('\t},\n')
         w('},\n')
