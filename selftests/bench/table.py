@@ -676,7 +676,7 @@ def scale_table(scale, sidle, boots, out):
 
 
 def report(boots, kernel):
-    out = [f'make bench, {kernel}, qemu-system-aarch64 -M virt,gic-version=3 -cpu max '
+    out = [f'make bench, {kernel}, qemu-system-aarch64 -M virt,gic-version=3 -cpu max,pauth-impdef=on '
            f'-icount shift=0,sleep=off', '']
     cost = {}
     for n in sorted({b.cpus for b in boots if not b.scale and b.spin}):

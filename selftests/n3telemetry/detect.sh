@@ -41,9 +41,10 @@ table() {
 
 cpus() { sed -n 's/^processor[^0-9]*\([0-9]*\)$/\1/p' /proc/cpuinfo; }
 
-# the module's kernel log lines (not the kernel's taint notice); new N0: those
+# the module's kernel log lines (not the kernel's taint notices: an out-of-tree or
+# an unsigned module's); new N0: those
 # after the first N0, without timestamps, each once
-klog() { dmesg | grep 'n3telemetry: ' | grep -v 'taints kernel'; }
+klog() { dmesg | grep 'n3telemetry: ' | grep -vE 'taints kernel|tainting kernel'; }
 count() { klog | wc -l; }
 new_lines() { klog | tail -n +$(($1 + 1)) | sed 's/^\[[^]]*\] //' | sort -u; }
 

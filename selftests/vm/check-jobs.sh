@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check's jobs after the 6.12 debug kernel's VM run: QEMU's own PMU,
-# isolated CPUs, MIDR detection, the KCSAN kernel, Debian 12's 6.1 kernel
-# (a KVM host too), make bench --smoke.  check.sh's two lanes (the
-# foreground, once the 6.12 VM is done; the background, once the end-to-end
-# test and the matrix are) both run this: each takes the jobs nobody has
-# taken yet, in order (a mkdir claims one), so whichever lane is free first
-# does the next.  Usage: check-jobs.sh BUILDDIR; a job's output goes to
+# make check's jobs besides each lane's own work: the stress kselftests on
+# the 6.12 debug kernel, QEMU's own PMU, isolated CPUs, MIDR detection, the
+# KCSAN kernel, Debian 12's 6.1 kernel (a KVM host too), make bench
+# --smoke.  check.sh's two lanes (the foreground, once the 6.12 VM is done;
+# the background, once the end-to-end test and the matrix are, and the
+# foreground has made the initramfs) both run this: each takes the jobs
+# nobody has taken yet, in order (a mkdir claims one; CHECK_JOBS, in
+# check-lib.sh), so whichever lane is free first does the next.  Usage: check-jobs.sh BUILDDIR; a job's output goes to
 # BUILDDIR/jobs/NAME/log, its results to BUILDDIR/jobs/NAME/results, its
 # exit status to BUILDDIR/jobs/NAME/rc (check.sh shows them in order).
 set -euo pipefail
@@ -22,24 +23,17 @@ export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 # the debug kernel check.sh built (cached: no build here)
 kdir=$("$vmdir/build-kernel.sh" | tail -1)
 
-# the jobs, longest first: what is left at the end is short
-JOBS="stress-6.12 kcsan distro-6.1 bench-smoke realpmu-6.12 isolated-6.12 detect-6.12"
-
-# the kselftests that stress the module (every table's plans, capacities
-# and selections, injected failures, hotplug races, a soak): the 6.12
-# debug kernel's check boot runs the others (check.sh), this boot these,
-# so that the two lanes share the longest runs.  race's 100 hotplug cycles
-# (the least it accepts; 150 by default) and a 45 s soak, not 90: on this
-# kernel a cycle takes about 3 s beside the other lane (1 s on the KCSAN
-# kernel, which runs 100 more), and both keep every vCPU busy with their
-# readers, so that on a 2-core host they cost the other lane as much
-STRESS_TESTS="sweep.sh plans.sh faults.sh race.sh soak.sh"
+# the stress boot: race's 100 hotplug cycles (the least it accepts; 150 by
+# default) and a 45 s soak, not 90: on this kernel a cycle takes about 3 s
+# beside the other lane (1 s on the KCSAN kernel, which runs 100 more), and
+# both keep every vCPU busy with their readers, so that on a 2-core host
+# they cost the other lane as much.  Its kmemleak scan is judged too.
 STRESS_ARGS="N3T_RACE_CYCLES=100 N3T_SOAK_SECONDS=45"
 
 job_stress_6_12() {
 	step "stress kselftests on the 6.12 debug kernel: ${STRESS_TESTS//.sh/}"
 	kt=$(date +%s)
-	vm_run 6.12-stress "n3t.mode=check n3t.only=${STRESS_TESTS// /,} $STRESS_ARGS" 2700
+	VM_RESULTS_ARGS=--kmemleak vm_run 6.12-stress "n3t.mode=check n3t.only=${STRESS_TESTS// /,} $STRESS_ARGS" 2700
 	echo "   VM run: $(( $(date +%s) - kt ))s, console log: $out/console-6.12-stress.log"
 }
 
@@ -217,15 +211,20 @@ job_bench_smoke() {
 	fi
 }
 
-for j in $JOBS; do
+for j in $CHECK_JOBS; do
 	mkdir "$out/jobs/$j" 2> /dev/null || continue
 	jt=$(date +%s)
-	rc=0
+	# a job stops at its first failing command, as check.sh did (set -e
+	# would be ignored in a subshell on the left of ||)
+	set +e
 	(
+		set -e
 		results=$out/jobs/$j/results
 		: > "$results"
 		"job_${j//[-.]/_}"
-	) > "$out/jobs/$j/log" 2>&1 || rc=$?
+	) > "$out/jobs/$j/log" 2>&1
+	rc=$?
+	set -e
 	echo "   job $j: $(( $(date +%s) - jt ))s (${N3T_LANE:-lane})" >> "$out/jobs/$j/log"
 	echo $rc > "$out/jobs/$j/rc"
 done

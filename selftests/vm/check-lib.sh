@@ -6,7 +6,20 @@
 # shellcheck disable=SC2034,SC2154
 
 # the kselftests make check runs on the oldest and newest Debian kernels
-MATRIX_CHECK_TESTS="smoke.sh badinput.sh values.sh hotplug.sh pause.sh neighbour.sh"
+# (detect.sh: the MIDR ranges, with their kernels' cputype.h or the
+# module's own names, and from 6.15 the per-range helper)
+MATRIX_CHECK_TESTS="smoke.sh detect.sh badinput.sh values.sh hotplug.sh pause.sh neighbour.sh"
+
+# check-jobs.sh's jobs, longest first (what is left at the end is short):
+# either lane takes the next one nobody has taken
+CHECK_JOBS="stress-6.12 kcsan distro-6.1 bench-smoke realpmu-6.12 isolated-6.12 detect-6.12"
+
+# the kselftests that stress the module (every table's plans, capacities
+# and selections, injected failures, hotplug races, a soak): the 6.12
+# debug kernel's check boot runs the others (check.sh), a boot of their
+# own these (check-jobs.sh's stress-6.12), so that the two lanes share the
+# longest runs
+STRESS_TESTS="sweep.sh plans.sh faults.sh race.sh soak.sh"
 
 step() { printf '== [%4ss] %s\n' "$(( $(date +%s) - t0 ))" "$*"; }
 
@@ -67,6 +80,7 @@ vm_run() {
 		tail -30 "$log"
 		record FAIL "vm-$tag-poweroff"
 	fi
-	python3 "$vmdir/results.py" --tag "$tag" "$log" >> "$results" || true
+	# shellcheck disable=SC2086
+	python3 "$vmdir/results.py" ${VM_RESULTS_ARGS:-} --tag "$tag" "$log" >> "$results" || true
 	grep -E "^(PASS|FAIL) ${tag//./\\.}/" "$results"
 }

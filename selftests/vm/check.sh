@@ -92,9 +92,8 @@ bg_join() {
 }
 # jobs_join: every job's log and results, in check-jobs.sh's order
 jobs_join() {
-	local j jobs
-	read -ra jobs < <(sed -n 's/^JOBS="\(.*\)"$/\1/p' "$vmdir/check-jobs.sh")
-	for j in "${jobs[@]}"; do
+	local j
+	for j in $CHECK_JOBS; do
 		if [ -r "$out/jobs/$j/rc" ]; then
 			grep -vE '^(PASS|SKIP) ' "$out/jobs/$j/log" || true
 			cat "$out/jobs/$j/results" >> "$results"
@@ -213,7 +212,8 @@ fi
 # what the matrix in the background waits for
 touch "$out/guest-ready"
 "$vmdir/mkinitramfs.sh" "$m612" "$out/initramfs-6.12.cpio.gz"
-# what the jobs after the 6.12 VM run wait for (check-jobs.sh)
+# what the background lane waits for before it takes jobs (check-jobs.sh):
+# it may take one while the 6.12 VM still runs
 touch "$out/jobs-ready"
 
 case $mode in
@@ -232,14 +232,13 @@ shell)
 	;;
 esac
 
-# the stress kselftests (check-jobs.sh's STRESS_TESTS) run in a boot of
-# their own, a job of either lane
-stress=$(sed -n 's/^STRESS_TESTS="\(.*\)"$/\1/p' "$vmdir/check-jobs.sh")
-step "VM tests on 6.12 debug kernel (qemu -M virt -cpu max -smp 4): KUnit, every kselftest but ${stress//.sh/}"
+# the stress kselftests (STRESS_TESTS) run in a boot of their own, a job of
+# either lane
+step "VM tests on 6.12 debug kernel (qemu -M virt -cpu max,pauth-impdef=on -smp 4): KUnit, every kselftest but ${STRESS_TESTS//.sh/}"
 vlog=$out/console-6.12.log
 vt0=$(date +%s)
 if qemu "$kdir/arch/arm64/boot/Image" "$out/initramfs-6.12.cpio.gz" \
-	"n3t.mode=check kunit.enable=1 n3t.skip=${stress// /,}" "$vlog" 2700 && grep -q N3T-DONE "$vlog"; then
+	"n3t.mode=check kunit.enable=1 n3t.skip=${STRESS_TESTS// /,}" "$vlog" 2700 && grep -q N3T-DONE "$vlog"; then
 	record PASS vm-6.12-poweroff
 else
 	tail -30 "$vlog"
@@ -253,7 +252,7 @@ grep -E '^(PASS|FAIL) 6\.12/' "$results" | sed 's/^PASS /PASS /'
 step "ABI: get_abi.pl validate, and undefined against the tree the VM printed"
 N3T_KSRC=$ksrc "$vmdir/host-tests.sh" "$out" "$results" abi || true
 
-# the jobs after the 6.12 VM run, this lane's share (check-jobs.sh)
+# this lane's share of the jobs (check-jobs.sh)
 step "jobs: QEMU's own PMU, isolated CPUs, MIDR detection, KCSAN, Debian 12's 6.1 (a KVM host too), make bench --smoke (this lane and the background's, whichever is free)"
 N3T_LANE=foreground "$vmdir/check-jobs.sh" "$out" || true
 

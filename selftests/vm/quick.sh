@@ -57,7 +57,8 @@ if [ ! -d "$top/build/fits" ] && [ -r "$spec" ]; then
 	done
 fi
 [ -r "$top/build/cores/neoverse-n3.events" ] || python3 "$top/selftests/host/core_expect.py" "$(dirname "$spec")" "$top/build/cores"
-python3 "$vmdir/midr-map.py" "$top/module" "$kdir" > "$top/build/midr-map.txt" || true
+python3 "$vmdir/midr-map.py" "$top/module" "$kdir" > "$top/build/midr-map.tmp" &&
+	mv "$top/build/midr-map.tmp" "$top/build/midr-map.txt" || rm -f "$top/build/midr-map.txt"
 # kvmguest.sh's Linux guest: the 6.1 kernel that boots this VM
 [ $kern = 6.1 ] && [ $mode = kvm ] && export N3T_GUEST_KERNEL=$image
 "$vmdir/mkinitramfs.sh" "$m" "$out/initramfs-$kern.cpio.gz"

@@ -141,6 +141,9 @@ def fair_server_at_dying(lines):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--kunit-parser')
+    # the debug kernel's check boots end with a kmemleak scan (init's
+    # kmemleak()): with KUnit (--kunit-parser) or with --kmemleak
+    ap.add_argument('--kmemleak', action='store_true')
     ap.add_argument('--tag', required=True)
     ap.add_argument('log')
     a = ap.parse_args()
@@ -162,7 +165,7 @@ def main():
         out.append(('SKIP', f'{a.tag}/kernel-dying-cpu-fair-server: {n} of the kernel\'s '
                     '"Dying CPU not properly vacated!" warnings counted its fair server, '
                     'no task (sched_cpu_dying() checks before it stops the server)'))
-    if a.kunit_parser:
+    if a.kunit_parser or a.kmemleak:
         leaks = [ln for ln in prefixed(lines, 'KMEMLEAK') if 'unreferenced object' in ln]
         for s in prefixed(lines, 'KMEMLEAK')[:40]:
             if leaks:
