@@ -34,8 +34,9 @@ if [ "${1:-}" = --build-only ]; then
 fi
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(bullseye bookworm trixie trixie-backports sid experimental)
-# the kselftests that need no boot option, no KVM and no oracle of the 6.12 tree
-tests=${N3T_MATRIX_TESTS:-smoke.sh layout.sh format.sh badinput.sh access.sh values.sh \
+# the kselftests that need no boot option, no KVM and no oracle of the 6.12
+# tree (detect.sh's midr-map.txt is the module's ranges, named as in any kernel)
+tests=${N3T_MATRIX_TESTS:-smoke.sh detect.sh layout.sh format.sh badinput.sh access.sh values.sh \
 rest.sh hotplug.sh pause.sh nofit.sh snapconcur.sh neighbour.sh consistency.sh}
 mkdir -p "$out"
 results=$out/results.txt
@@ -59,6 +60,11 @@ if [ -z "$build_only" ] && [ -z "${N3T_MATRIX_GUEST_READY:-}" ]; then
 	spec=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}/neoverse-n3.json
 	[ -d "$top/build/cores" ] || python3 "$top/selftests/host/core_expect.py" \
 		"$(dirname "$spec")" "$top/build/cores"
+	# detect.sh's oracle, the module's MIDR ranges (Debian 12's 6.1 headers
+	# name the cores, the module's own defines the newer ones)
+	ddir=$("$here/distro-kernel.sh" | tail -1)
+	python3 "$here/midr-map.py" "$top/module" "$(ls -d "$ddir"/root/usr/src/linux-headers-*-common)" \
+		> "$top/build/midr-map.tmp" && mv "$top/build/midr-map.tmp" "$top/build/midr-map.txt"
 fi
 
 # what each kernel needed: its suite, release, compiler, timings
