@@ -33,7 +33,7 @@ MODULE_PARM_DESC(force, "Use this table on every CPU whatever the core (e.g. neo
 
 unsigned int n3t_param_slots;
 module_param_named(slots, n3t_param_slots, uint, 0444);
-MODULE_PARM_DESC(slots, "Slots per cycle (default: PMMIR_EL1.SLOTS, else the core's table)");
+MODULE_PARM_DESC(slots, "Slots per cycle (default: PMMIR_EL1.SLOTS, else the core's table; the generic table has none)");
 
 int n3t_param_pmu_type = -1;
 module_param_named(pmu_type, n3t_param_pmu_type, int, 0444);

@@ -169,6 +169,51 @@ static const struct n3t_model *n3t_match_model(u32 midr)
 	return NULL;
 }
 
+/* why the generic table does not apply to a core no table names */
+enum n3t_generic_no {
+	N3T_GENERIC_OK,
+	N3T_GENERIC_NO_TABLE,	/* the module has no generic table */
+	N3T_GENERIC_NO_SLOTS,	/* PMMIR_EL1.SLOTS reads 0 and no slots= */
+	N3T_GENERIC_NO_EVENTS,	/* PMCEID lacks one of its events */
+};
+
+static const struct n3t_model *n3t_generic_model(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < n3t_nr_models; i++)
+		if (n3t_models[i]->generic)
+			return n3t_models[i];
+	return NULL;
+}
+
+static void n3t_pmceid(const struct n3t_model *model, const u64 *id, unsigned long *usable);
+
+/*
+ * Whether the generic table describes a core no other table names: its
+ * slot count is known (PMMIR_EL1.SLOTS, or slots=), and on the CPU PMU
+ * PMCEID says every one of its events is implemented (another PMU,
+ * pmu_type=, has no PMCEID: its events are taken as they come).
+ */
+static enum n3t_generic_no n3t_generic_fits(const struct n3t_model *model,
+					    const struct n3t_cpu_id *id)
+{
+	DECLARE_BITMAP(usable, N3T_MAX_EVENTS);
+
+	if (!model)
+		return N3T_GENERIC_NO_TABLE;
+	if (!n3t_param_slots && !id->pmmir_slots)
+		return N3T_GENERIC_NO_SLOTS;
+	if (n3t_cpu_pmu && !n3t_all_events()) {
+		bitmap_zero(usable, N3T_MAX_EVENTS);
+		bitmap_set(usable, 0, model->nr_events);
+		n3t_pmceid(model, id->pmceid, usable);
+		if (!bitmap_full(usable, model->nr_events))
+			return N3T_GENERIC_NO_EVENTS;
+	}
+	return N3T_GENERIC_OK;
+}
+
 /*
  * Common events the PMU implements, per PMCEID0/1_EL0: bits 0-31 of the two
  * registers describe events 0x00-0x3f, bits 32-63 events 0x4000-0x403f.
@@ -212,18 +257,32 @@ static struct n3t_core_type *n3t_core_type_of(const struct n3t_cpu_id *id, bool 
 	struct n3t_core_type *d;
 	unsigned int i;
 
+	if (!model && n3t_generic_fits(n3t_generic_model(), id) == N3T_GENERIC_OK)
+		model = n3t_generic_model();
 	if (!model)
 		return NULL;
-	for (i = 0; i < n3t_cfg.nr_types; i++)
-		if (n3t_cfg.type[i].model == model)
-			return &n3t_cfg.type[i];
+	for (i = 0; i < n3t_cfg.nr_types; i++) {
+		d = &n3t_cfg.type[i];
+		if (d->model != model)
+			continue;
+		/*
+		 * One core type per table; the generic table's is one core,
+		 * its slots its own: the CPUs of another core no table names
+		 * are left alone (n3t_detect() says so).
+		 */
+		if (model->generic && !d->forced &&
+		    (MIDR_IMPLEMENTOR(d->midr) != MIDR_IMPLEMENTOR(id->midr) ||
+		     MIDR_PARTNUM(d->midr) != MIDR_PARTNUM(id->midr)))
+			return NULL;
+		return d;
+	}
 	if (!create || n3t_cfg.nr_types == N3T_MAX_CORE_TYPES)
 		return NULL;
 	d = &n3t_cfg.type[n3t_cfg.nr_types++];
 	d->model = model;
 	d->forced = n3t_test_model(id->cpu) || n3t_forced_model();
 	d->midr = id->midr;
-	d->slots = n3t_param_slots ?: id->pmmir_slots ?: model->slots;
+	d->slots = n3t_param_slots ?: id->pmmir_slots ?: (model->generic ? 0 : model->slots);
 	bitmap_zero(d->usable, N3T_MAX_EVENTS);
 	bitmap_set(d->usable, 0, model->nr_events);
 	if (n3t_cpu_pmu) {
@@ -310,8 +369,12 @@ static bool n3t_names_cpu_pmu(u32 type)
  */
 int n3t_detect(void)
 {
+	static const char * const why[] = {
+		[N3T_GENERIC_NO_SLOTS] = ", and no slot count for the generic table (PMMIR_EL1)",
+		[N3T_GENERIC_NO_EVENTS] = ", and its PMU lacks the generic table's events",
+	};
 	struct n3t_core_type *d;
-	struct n3t_cpu_id id;
+	struct n3t_cpu_id id, unknown_id = {};
 	unsigned int cpu, i, unknown = 0;
 	u32 unknown_midr = 0;
 	int ret = 0;
@@ -335,19 +398,28 @@ int n3t_detect(void)
 		} else {
 			unknown++;
 			unknown_midr = id.midr;
+			unknown_id = id;
 		}
 	}
 	cpus_read_unlock();
 	if (ret)
 		return ret;
 	if (!n3t_cfg.nr_types) {
-		pr_err("CPU is implementer 0x%02x part 0x%03x r%up%u, a core no table describes; load with force=<table> to use one anyway\n",
+		enum n3t_generic_no no = n3t_generic_fits(n3t_generic_model(), &unknown_id);
+
+		pr_err("CPU is implementer 0x%02x part 0x%03x r%up%u, a core no table describes%s; load with force=<table> to use one anyway\n",
 		       MIDR_IMPLEMENTOR(unknown_midr), MIDR_PARTNUM(unknown_midr),
-		       MIDR_VARIANT(unknown_midr), MIDR_REVISION(unknown_midr));
+		       MIDR_VARIANT(unknown_midr), MIDR_REVISION(unknown_midr),
+		       no < ARRAY_SIZE(why) && why[no] ? why[no] : "");
 		return -ENODEV;
 	}
 	for (i = 0; i < n3t_cfg.nr_types; i++) {
 		d = &n3t_cfg.type[i];
+		if (!d->slots) {	/* the generic table, forced */
+			pr_err("%s: the PMU gives no slot count (PMMIR_EL1.SLOTS reads 0): give slots=, the core's slots per cycle\n",
+			       d->model->name);
+			return -EINVAL;
+		}
 		if (d->pmu_total && d->reserved >= d->pmu_total) {
 			pr_err("reserve=%d: the %s PMU has only %u counters\n", n3t_param_reserve,
 			       d->model->name, d->pmu_total);

@@ -104,7 +104,11 @@ struct n3t_group_desc {
  * @part: MIDR_EL1.PartNum
  * @variant: MIDR_EL1.Variant of the revision described
  * @revision: MIDR_EL1.Revision of the revision described
- * @slots: rename slots per cycle when the PMU does not report them
+ * @slots: rename slots per cycle when the PMU does not report them (for a
+ *	generic table, only the count its formulas were written and checked
+ *	with: a core's own PMMIR_EL1.SLOTS, or slots=, is needed)
+ * @generic: matched by its events, not by MIDR: a core no other table
+ *	names whose PMU implements every event of it (coretype.c)
  * @cycles: index of CPU_CYCLES in @events
  * @nr_events: events the metrics use
  * @nr_metrics: metrics
@@ -125,6 +129,7 @@ struct n3t_model {
 	u8 variant;
 	u8 revision;
 	u8 slots;
+	bool generic;
 	u8 cycles;
 	u8 nr_events;
 	u8 nr_metrics;

@@ -2019,6 +2019,83 @@ const struct n3t_model n3t_neoverse_n3 = {
 	.mono = n3t_neoverse_n3_mono,
 };
 
+/* Armv8.4+ core (architected events): generic.json */
+static const struct n3t_event_desc n3t_generic_events[] = {
+	{ "INST_RETIRED", 0x0008 },
+	{ "CPU_CYCLES", 0x0011 },
+	{ "STALL_FRONTEND", 0x0023 },
+	{ "STALL_BACKEND", 0x0024 },
+	{ "OP_RETIRED", 0x003a },
+	{ "OP_SPEC", 0x003b },
+	{ "STALL_SLOT_BACKEND", 0x003d },
+	{ "STALL_SLOT_FRONTEND", 0x003e },
+	{ "STALL_SLOT", 0x003f },
+};
+
+static const struct n3t_mono n3t_generic_mono[] = {
+	/* backend_bound */
+	{ 100, 1, { 6 } },
+	{ 1, 2, { 1, N3T_F_SLOTS } },
+	/* backend_stalled_cycles */
+	{ 100, 1, { 3 } },
+	{ 1, 1, { 1 } },
+	/* bad_speculation */
+	{ 100, 2, { 4, 8 } },
+	{ -100, 2, { 5, 8 } },
+	{ -100, 3, { 1, 4, N3T_F_SLOTS } },
+	{ 100, 3, { 1, 5, N3T_F_SLOTS } },
+	{ 1, 3, { 1, 5, N3T_F_SLOTS } },
+	/* frontend_bound */
+	{ 100, 1, { 7 } },
+	{ 1, 2, { 1, N3T_F_SLOTS } },
+	/* frontend_stalled_cycles */
+	{ 100, 1, { 2 } },
+	{ 1, 1, { 1 } },
+	/* ipc */
+	{ 1, 1, { 0 } },
+	{ 1, 1, { 1 } },
+	/* retiring */
+	{ -100, 2, { 4, 8 } },
+	{ 100, 3, { 1, 4, N3T_F_SLOTS } },
+	{ 1, 3, { 1, 5, N3T_F_SLOTS } },
+};
+
+static const struct n3t_metric_desc n3t_generic_metrics[] = {
+	{ "backend_bound", N3T_U_PCT_SLOTS, 0, 1, 1, 1 },
+	{ "backend_stalled_cycles", N3T_U_PCT_CYCLES, 2, 1, 3, 1 },
+	{ "bad_speculation", N3T_U_PCT_SLOTS, 4, 4, 8, 1 },
+	{ "frontend_bound", N3T_U_PCT_SLOTS, 9, 1, 10, 1 },
+	{ "frontend_stalled_cycles", N3T_U_PCT_CYCLES, 11, 1, 12, 1 },
+	{ "ipc", N3T_U_PER_CYCLE, 13, 1, 14, 1 },
+	{ "retiring", N3T_U_PCT_SLOTS, 15, 2, 17, 1 },
+};
+
+static const struct n3t_group_desc n3t_generic_groups[] = {
+	{ "topdown_l1", "Topdown_L1", 4, { 3, 0, 6, 2 } },
+	{ "cycle_accounting", "Cycle_Accounting", 2, { 4, 1 } },
+	{ "general", "General", 1, { 5 } },
+};
+
+const struct n3t_model n3t_generic = {
+	.name = "generic",
+	.title = "Armv8.4+ core (architected events)",
+	.implementer = 0x00,
+	.part = 0x000,
+	.variant = 0,
+	.revision = 0,
+	.slots = 8,
+	.generic = true,
+	.cycles = 1,
+	.nr_events = ARRAY_SIZE(n3t_generic_events),
+	.nr_metrics = ARRAY_SIZE(n3t_generic_metrics),
+	.nr_groups = ARRAY_SIZE(n3t_generic_groups),
+	.default_groups = 0x5,
+	.events = n3t_generic_events,
+	.metrics = n3t_generic_metrics,
+	.groups = n3t_generic_groups,
+	.mono = n3t_generic_mono,
+};
+
 const struct n3t_model *const n3t_models[] = {
 	&n3t_neoverse_n1,
 	&n3t_neoverse_v1,
@@ -2027,6 +2104,7 @@ const struct n3t_model *const n3t_models[] = {
 	&n3t_neoverse_v2,
 	&n3t_neoverse_v3,
 	&n3t_neoverse_n3,
+	&n3t_generic,
 };
 
 const unsigned int n3t_nr_models = ARRAY_SIZE(n3t_models);

@@ -12,6 +12,7 @@ extern const struct n3t_model n3t_neoverse_n2_r0p3;
 extern const struct n3t_model n3t_neoverse_v2;
 extern const struct n3t_model n3t_neoverse_v3;
 extern const struct n3t_model n3t_neoverse_n3;
+extern const struct n3t_model n3t_generic;
 
 /*
  * The longest text each sysfs file can print for any of the tables, in

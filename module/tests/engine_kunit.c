@@ -102,9 +102,10 @@ static void n3t_tables_test(struct kunit *test)
 {
 	static const char *const names[] = {
 		"neoverse-n1", "neoverse-n2", "neoverse-n2-r0p3", "neoverse-n3",
-		"neoverse-v1", "neoverse-v2", "neoverse-v3",
+		"neoverse-v1", "neoverse-v2", "neoverse-v3", "generic",
 	};
 	const struct n3t_model *n3 = n3t_model_by_name("neoverse-n3");
+	const struct n3t_model *gen = n3t_model_by_name("generic");
 	unsigned int i;
 
 	KUNIT_EXPECT_EQ(test, n3t_nr_models, ARRAY_SIZE(names));
@@ -124,6 +125,14 @@ static void n3t_tables_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n3t_group_by_name(n3, "ll_cach", 7), -ENOENT);
 	KUNIT_EXPECT_EQ(test, n3t_model_by_name("neoverse-v3")->slots, 10);
 	KUNIT_EXPECT_EQ(test, n3t_model_by_name("neoverse-v1")->slots, 8);
+	/* the generic table: the architected events, matched by them alone */
+	KUNIT_ASSERT_NOT_NULL(test, gen);
+	KUNIT_EXPECT_TRUE(test, gen->generic);
+	KUNIT_EXPECT_FALSE(test, n3->generic);
+	KUNIT_EXPECT_EQ(test, gen->nr_events, 9);
+	KUNIT_EXPECT_EQ(test, gen->events[n3t_event_by_name(gen, "STALL_SLOT")].code, 0x3f);
+	KUNIT_EXPECT_EQ(test, gen->events[n3t_event_by_name(gen, "OP_SPEC")].code, 0x3b);
+	KUNIT_EXPECT_GE(test, n3t_group_by_name(gen, "topdown_l1", 10), 0);
 }
 
 /* Lookups and group parsing of each model, by file and by Arm's names. */

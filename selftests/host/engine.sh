@@ -28,7 +28,8 @@ fi
 
 # Arm's telemetry descriptions, one JSON file per model (read-only reference)
 specdir=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}
-specs=("$specdir"/neoverse-*.json)
+# Arm's descriptions, and the project's own generic one (tools/models)
+specs=("$specdir"/neoverse-*.json "$top/tools/models/generic.json")
 if [ -r "${specs[0]}" ] && [ -x "$out/engine-host-test" ]; then
 	python3 "$top/selftests/host/spec_check.py" "$out/engine-host-test" "${specs[@]}"
 	# the KUnit vectors are what their generator makes from the descriptions

@@ -589,7 +589,7 @@ static void check_models(void)
 {
 	static const char *const names[] = {
 		"neoverse-n1", "neoverse-n2", "neoverse-n2-r0p3", "neoverse-n3",
-		"neoverse-v1", "neoverse-v2", "neoverse-v3",
+		"neoverse-v1", "neoverse-v2", "neoverse-v3", "generic",
 	};
 	int ok = n3t_nr_models == ARRAY_SIZE(names);
 
@@ -597,7 +597,10 @@ static void check_models(void)
 		ok &= n3t_model_by_name(names[i]) && !strcmp(n3t_model_by_name(names[i])->name,
 							      names[i]);
 	ok &= !n3t_model_by_name("neoverse-n4") && !n3t_model_by_name("neoverse-n");
-	result(ok, "models-all-seven", NULL);
+	/* Arm's seven descriptions and the generic one, which alone is generic */
+	for (unsigned int i = 0; i < n3t_nr_models; i++)
+		ok &= n3t_models[i]->generic == !strcmp(n3t_models[i]->name, "generic");
+	result(ok, "models-seven-and-generic", NULL);
 }
 
 int main(int argc, char **argv)

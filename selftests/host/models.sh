@@ -7,7 +7,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$top/build}
 specdir=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}
 gen=$top/tools/models/gen_models.py
-specs=("$specdir"/neoverse-*.json)
+# Arm's descriptions, and the project's own generic one (tools/models)
+specs=("$specdir"/neoverse-*.json "$top/tools/models/generic.json")
 if [ ! -r "${specs[0]}" ]; then
 	echo "# SKIP: no descriptions in $specdir (set N3T_SPEC_DIR)"
 	echo "ok models-generator-skipped"

@@ -10,7 +10,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$top/build}
 prom=$top/tools/prometheus
 specdir=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}
-specs=("$specdir"/neoverse-*.json)
+# Arm's descriptions, and the project's own generic one (tools/models)
+specs=("$specdir"/neoverse-*.json "$top/tools/models/generic.json")
 ok() { echo "ok $1"; }
 nok() { echo "not ok $1"; }
 t() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
@@ -34,7 +35,7 @@ else
 			ok "$1-no-drift"
 		else
 			diff -u "$prom/$3" "$tmp/$3" | head -20 | sed 's/^/# /'
-			echo "# regenerate: python3 tools/prometheus/$2 -o tools/prometheus/$3 $specdir/neoverse-*.json"
+			echo "# regenerate: python3 tools/prometheus/$2 -o tools/prometheus/$3 $specdir/neoverse-*.json tools/models/generic.json"
 			nok "$1-no-drift"
 		fi
 	}

@@ -29,7 +29,8 @@ else
 	exit 1
 fi
 "$out/textmax" > "$tmp/real" || echo "not ok textmax-runs"
-specs=("$specdir"/neoverse-*.json)
+# Arm's descriptions, and the project's own generic one (tools/models)
+specs=("$specdir"/neoverse-*.json "$top/tools/models/generic.json")
 if [ -r "${specs[0]}" ]; then
 	python3 "$gen" --text-bounds "${specs[@]}" > "$tmp/per-model" 2> "$tmp/gen.err" ||
 		{ sed 's/^/# /' "$tmp/gen.err"; echo "not ok textmax-generator-bounds"; }

@@ -28,7 +28,8 @@ compare_groups() {
 
 for exp in $C/*.expect; do
 	m=$(basename "$exp" .expect)
-	if ! tp_setup 6 force="$m" groups=all; then
+	# shellcheck disable=SC2046
+	if ! tp_setup 6 force="$m" groups=all $(cat "$C/$m.load" 2> /dev/null); then
 		check "$m-load" false
 		continue
 	fi

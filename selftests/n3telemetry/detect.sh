@@ -48,9 +48,27 @@ klog() { dmesg | grep 'n3telemetry: ' | grep -vE 'taints kernel|tainting kernel'
 count() { klog | wc -l; }
 new_lines() { klog | tail -n +$(($1 + 1)) | sed 's/^\[[^]]*\] //' | sort -u; }
 
+# generic_why: what the refusal of a core no table names adds, from the
+# kernel's PMU driver (caps/slots is PMMIR_EL1.SLOTS, events/ what PMCEID
+# implements), or "generic" where the generic table applies to it
+generic_why() {
+	_p=$(ls -d /sys/bus/event_source/devices/armv8_pmuv3* 2> /dev/null | head -1)
+	if [ $(($(cat "$_p/caps/slots" 2> /dev/null || echo 0))) = 0 ]; then	# "0x00000000"
+		echo ", and no slot count for the generic table (PMMIR_EL1)"
+		return
+	fi
+	for _e in inst_retired cpu_cycles stall_frontend stall_backend op_retired op_spec \
+		stall_slot_backend stall_slot_frontend stall_slot; do
+		[ -e "$_p/events/$_e" ] || { echo ", and its PMU lacks the generic table's events"; return; }
+	done
+	echo generic
+}
+why=$(generic_why)
+
 set -- $(midr 0)
 imp=$1 part=$2 var=$3 rev=$4
 exp=$(table "$@")
+[ -z "$exp" ] && [ "$why" = generic ] && exp=generic
 desc=$(printf 'implementer 0x%02x part 0x%03x r%up%u' "$imp" "$part" "$var" "$rev")
 qcpu=$(sed -n 's/.*n3t\.cpu=\([^ ]*\).*/\1/p' /proc/cmdline)
 echo "# boot CPU: $desc -> ${exp:-no table}${qcpu:+ (QEMU -cpu $qcpu)}"
@@ -94,7 +112,7 @@ else
 	new=$(($(count) - n0))
 	check unknown-logged test "$new" -ge 1 -a "$new" -le 2
 	expect_eq unknown-one-line \
-		"n3telemetry: CPU is $desc, a core no table describes; load with force=<table> to use one anyway" \
+		"n3telemetry: CPU is $desc, a core no table describes$why; load with force=<table> to use one anyway" \
 		"$(new_lines "$n0")"
 	check forced-load n3t_load force=neoverse-v2
 	expect_eq forced-cpu_model "neoverse-v2 (forced)" "$(cat $N3T/cpu_model 2>/dev/null)"
@@ -109,12 +127,17 @@ midr_case() {
 		$(($1 >> 20 & 0xf)) $(($1 & 0xf)))
 	_n=$(echo "$_d" | tr ' ' -)
 	_m=$(table $(($1 >> 24 & 0xff)) $(($1 >> 4 & 0xfff)) $(($1 >> 20 & 0xf)) $(($1 & 0xf)))
+	if [ "$2" = - ] && [ "$why" = generic ]; then
+		expect_eq "midr-$_n-no-range" "" "$_m"
+		set -- "$1" generic
+		_m=generic
+	fi
 	if [ "$2" = - ]; then
 		expect_eq "midr-$_n-no-range" "" "$_m"
 		n0=$(count)
 		check "midr-$_n-refused" fails n3t_load test_midr="$1"
 		expect_eq "midr-$_n-one-line" \
-			"n3telemetry: CPU is implementer $(echo "$_d" | sed 's/ / part /; s/ / /'), a core no table describes; load with force=<table> to use one anyway" \
+			"n3telemetry: CPU is implementer $(echo "$_d" | sed 's/ / part /; s/ / /'), a core no table describes$why; load with force=<table> to use one anyway" \
 			"$(new_lines "$n0")"
 		return
 	fi
@@ -135,7 +158,36 @@ if [ -z "$qcpu" ] && [ -r "$N3T_TEST_MODDIR/n3telemetry.ko" ]; then
 	midr_case 0x410fd492 neoverse-n2	# Neoverse N2 r0p2
 	midr_case 0x410fd493 neoverse-n2-r0p3	# Neoverse N2 r0p3
 	midr_case 0x411fd490 neoverse-n2-r0p3	# Neoverse N2 r1p0
-	midr_case 0xc00fac30 -			# AmpereOne: no table
+	midr_case 0xc00fac30 -			# AmpereOne: no table (or generic)
+	# the generic table on the test PMU (no PMCEID), its slots from slots=
+	insmod "$N3T_TEST_MODDIR/n3t_testpmu.ko" counters=6
+	tp=$(cat /sys/bus/event_source/devices/n3t_testpmu/type)
+	check generic-load n3t_load test_midr=0xc00fac30 pmu_type="$tp" slots=8 interval_ms=100
+	expect_eq generic-cpu_model generic "$(cat $N3T/cpu_model 2>/dev/null)"
+	expect_eq generic-cpu1 generic "$(cat $N3T/cpu1/cpu_model 2>/dev/null)"
+	expect_eq generic-slots 8 "$(cat $N3T/models/generic/slots 2>/dev/null)"
+	expect_eq generic-groups "topdown_l1 cycle_accounting general" \
+		"$(cat $N3T/available_groups 2>/dev/null)"
+	check generic-unload n3t_unload
+	# forced without a slot count: refused, one line (the test PMU has no
+	# PMMIR_EL1; the CPU's is read, 0 under QEMU)
+	if [ "$why" != generic ]; then
+		n0=$(count)
+		check generic-no-slots-refused fails n3t_load force=generic pmu_type="$tp"
+		expect_eq generic-no-slots-one-line \
+			"n3telemetry: generic: the PMU gives no slot count (PMMIR_EL1.SLOTS reads 0): give slots=, the core's slots per cycle" \
+			"$(new_lines "$n0")"
+	fi
+	# beside a core a table names (test_models=): each CPU its own table
+	check generic-mixed-load n3t_load test_models=neoverse-v2,generic,neoverse-v2,generic \
+		pmu_type="$tp" slots=8 interval_ms=100
+	expect_eq generic-mixed-cpu_model "neoverse-v2 (forced) generic (forced)" \
+		"$(cat $N3T/cpu_model 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+	expect_eq generic-mixed-cpu0-cpu1 "neoverse-v2 generic" \
+		"$(cat $N3T/cpu0/cpu_model $N3T/cpu1/cpu_model 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+	check generic-mixed-cpu1-topdown test -r $N3T/cpu1/topdown_l1
+	check generic-mixed-unload n3t_unload
+	rmmod n3t_testpmu
 	N3T_KO=$_ko
 fi
 

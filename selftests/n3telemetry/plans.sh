@@ -110,7 +110,9 @@ try() {
 	_want=$(oracle "$1" $_eff "$3" default)
 	_what="$1 c=$2 cyc=$3 spare=$4"
 	trace "$_what"
-	if ! n3t_load force="$1" pmu_type="$tp" interval_ms=10 spare="$4" 2> /tmp/ierr; then
+	# shellcheck disable=SC2046
+	if ! n3t_load force="$1" pmu_type="$tp" interval_ms=10 spare="$4" $(cat "$C/$1.load") \
+		2> /tmp/ierr; then
 		_got=$(load_refusal)
 		[ "$_got" = "$_want" ] || { echo "# $_what: load $_got, want $_want"; bad=$((bad + 1)); }
 		return
@@ -162,14 +164,15 @@ for cc in "0 1" "1 1" "1 0" "2 1" "2 0" "3 1" "3 0" "4 0" "5 1"; do
 	for m in $TABLES; do
 		try "$m" $c $cyc 0 $what
 	done
-	m=$(echo $TABLES | awk -v i=$(((2 * c + cyc) % 7 + 1)) '{ print $i }')
+	m=$(echo $TABLES | awk -v i=$(((2 * c + cyc) % $(echo $TABLES | wc -w) + 1)) '{ print $i }')
 	case $cc in
 	"1 1"|"2 1"|"3 1"|"4 0"|"5 1") try "$m" $c $cyc 1; try "$m" $c $cyc 2 ;;
 	esac
 	rmmod n3t_testpmu
 done
 echo "# $cases cases, $loaded loaded, $wedges with a first group that fits nothing"
-expect_eq plans-cases 73 "$cases"
+# 9 PMU shapes times every table, and 5 x spare 1 and 2 on one table
+expect_eq plans-cases $((9 * $(echo $TABLES | wc -w) + 10)) "$cases"
 check plans-some-wedge-selections test "$wedges" -gt 0
 expect_eq plans-run-or-refuse-as-oracle 0 "$bad"
 
@@ -178,8 +181,9 @@ expect_eq plans-run-or-refuse-as-oracle 0 "$bad"
 # or nan when its events do not fit
 exact_values() {
 	insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters="$2" cycle_counter="$3" || return 1
+	# shellcheck disable=SC2046
 	if ! n3t_load force="$1" pmu_type="$(cat $TPI)" interval_ms=60000 schedule=all \
-		yield_pct=0 spare=0 groups=all 2> /tmp/ierr; then
+		yield_pct=0 spare=0 groups=all $(cat "$C/$1.load") 2> /tmp/ierr; then
 		rmmod n3t_testpmu
 		[ "$(oracle "$1" "$2" "$3" all)" = "$(load_refusal)" ]
 		return

@@ -192,14 +192,15 @@ if [ -r "$spec" ] && gcc -O2 -I"$top/module" -I"$top/tools/include" -I"$top/uapi
 	python3 "$top/selftests/host/fits.py" "$spec" "$out/engine-tables" > "$out/fits.txt"
 	# every table's, for plans.sh
 	rm -rf "$out/fits" && mkdir -p "$out/fits"
-	for s in "$(dirname "$spec")"/neoverse-*.json; do
+	for s in "$(dirname "$spec")"/neoverse-*.json "$top/tools/models/generic.json"; do
 		python3 "$top/selftests/host/fits.py" "$s" "$out/engine-tables" \
 			> "$out/fits/$(basename "$s" .json).txt"
 	done
 fi
 # each core's scripted counts and expected group files, from Arm's formulas
 rm -rf "$out/cores"
-python3 "$top/selftests/host/core_expect.py" "$(dirname "$spec")" "$out/cores"
+python3 "$top/selftests/host/core_expect.py" "$(dirname "$spec")" "$out/cores" \
+	"$top/tools/models/generic.json"
 # which table the module picks for which MIDR, for the detect kselftest
 if python3 "$vmdir/midr-map.py" "$top/module" "$kdir" > "$out/midr-map.txt"; then
 	record PASS midr-map

@@ -59,7 +59,7 @@ if [ -z "$build_only" ] && [ -z "${N3T_MATRIX_GUEST_READY:-}" ]; then
 	"$here/guest-progs.sh" "$top/build/guest-bin"
 	spec=${N3T_SPEC_DIR:-$top/../shared/reference/arm-telemetry}/neoverse-n3.json
 	[ -d "$top/build/cores" ] || python3 "$top/selftests/host/core_expect.py" \
-		"$(dirname "$spec")" "$top/build/cores"
+		"$(dirname "$spec")" "$top/build/cores" "$top/tools/models/generic.json"
 	# detect.sh's oracle, the module's MIDR ranges (Debian 12's 6.1 headers
 	# name the cores, the module's own defines the newer ones)
 	ddir=$("$here/distro-kernel.sh" | tail -1)

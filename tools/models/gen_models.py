@@ -269,7 +269,7 @@ def load(path):
     model = dict(file=base, ident=cident(base), title=pc['product_name'],
                  implementer=int(pc['implementer'], 16), part=int(pc['part_num'], 16),
                  variant=int(pc['major_revision']), revision=int(pc['minor_revision']),
-                 slots=slots)
+                 slots=slots, generic=bool(pc.get('generic')))
     used = set()
     for m in spec['metrics'].values():
         used |= set(m['events'])
@@ -477,7 +477,10 @@ def emit(models, out):
     for mdl in models:
         idx = {e: i for i, (e, _) in enumerate(mdl['events'])}
         p = 'n3t_' + mdl['ident']
-        w(f'\n/* {mdl["title"]} r{mdl["variant"]}p{mdl["revision"]}: {mdl["file"]}.json */\n')
+        if mdl['generic']:
+            w(f'\n/* {mdl["title"]}: {mdl["file"]}.json */\n')
+        else:
+            w(f'\n/* {mdl["title"]} r{mdl["variant"]}p{mdl["revision"]}: {mdl["file"]}.json */\n')
         w(f'static const struct n3t_event_desc {p}_events[] = {{\n')
         for e, code in mdl['events']:
             w(f'\t{{ "{e}", 0x{code:04x} }},\n')
@@ -512,6 +515,9 @@ def emit(models, out):
         w(f'\t.variant = {mdl["variant"]},\n')
         w(f'\t.revision = {mdl["revision"]},\n')
         w(f'\t.slots = {mdl["slots"]},\n')
+        # a generic table's slot count is the core's (PMMIR_EL1.SLOTS)
+        if mdl['generic']:
+            w('\t.generic = true,\n')
         w(f'\t.cycles = {idx["CPU_CYCLES"]},\n')
         w(f'\t.nr_events = ARRAY_SIZE({p}_events),\n')
         w(f'\t.nr_metrics = ARRAY_SIZE({p}_metrics),\n')
@@ -594,6 +600,8 @@ def emit_midr(models, out):
     w(' * struct n3t_midr_match (coretype.c), each table\'s ranges a list for\n')
     w(' * is_midr_in_range_list().\n */\n')
     for i, m in enumerate(models):
+        if m['generic']:
+            continue	# matched by its events, not by MIDR (coretype.c)
         name = 'MIDR_' + re.sub(r'[^A-Z0-9]', '_', m['title'].upper())
         same = [x for x in models if x['part'] == m['part']]
         if len(same) == 1:
@@ -630,14 +638,16 @@ def print_text_bounds(models):
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == '--text-bounds':
         models = [load_or_exit(p) for p in sys.argv[2:]]
-        models.sort(key=lambda m: (m['part'], m['variant'], m['revision']))
+        models.sort(key=lambda m: (m['generic'], m['part'], m['variant'], m['revision']))
         print_text_bounds(models)
         return
     if len(sys.argv) < 4:
         raise SystemExit(__doc__)
     models = [load_or_exit(p) for p in sys.argv[3:]]
-    # Same part: sorted by revision (engine.c picks the newest not above the CPU's).
-    models.sort(key=lambda m: (m['part'], m['variant'], m['revision']))
+    # Same part: sorted by revision (engine.c picks the newest not above the
+    # CPU's); a generic description (product_configuration "generic": true,
+    # matched by its events, its slot count the core's) last.
+    models.sort(key=lambda m: (m['generic'], m['part'], m['variant'], m['revision']))
     limits = dict(events=max(len(m['events']) for m in models),
                   metrics=max(len(m['metrics']) for m in models),
                   groups=max(len(m['groups']) for m in models),
