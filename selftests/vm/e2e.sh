@@ -399,10 +399,18 @@ boot_errors() {
 	# slowed down by a busy host (trixie, 240 s) put an RCU stall of the
 	# initramfs after the module's load
 	gs journalctl --no-pager -q -o json -b -p err > "$out/journal-err-$name.json" 2> /dev/null || true
+	# A vCPU starved by a busy host looks to the guest's kernel like a CPU
+	# that stopped: soft lockup and RCU stall reports (seen after the load
+	# in the upgraded kernel's boot: a udev worker verifying another
+	# module's ECDSA signature, 48 s, the host running the stress VM beside
+	# it).  Such reports are not asserted unless a call trace of the boot
+	# names the module's code ("[n3telemetry]"); they are printed.
 	python3 - "${from:-0}" "$out/journal-err-$name.json" "$out/journal-err-$name-before-load.txt" \
-		> "$out/journal-err-$name.txt" <<'EOF2'
-import json, sys
+		"$out/kernel-$name.txt" > "$out/journal-err-$name.txt" <<'EOF2'
+import json, re, sys
 frm, before = int(sys.argv[1]), open(sys.argv[3], 'w')
+ours = '[n3telemetry]' in open(sys.argv[4], errors='replace').read()
+starved = re.compile(r'watchdog: BUG: soft lockup|rcu: ')
 for ln in open(sys.argv[2]):
     try:
         e = json.loads(ln)
@@ -412,8 +420,13 @@ for ln in open(sys.argv[2]):
     m = e.get('MESSAGE')
     if isinstance(m, list):
         m = bytes(m).decode('utf-8', 'replace')
-    print('[%12.6f] %s: %s' % (t / 1e6, e.get('SYSLOG_IDENTIFIER', '?'), m),
-          file=before if t < frm else sys.stdout)
+    text = '[%12.6f] %s: %s' % (t / 1e6, e.get('SYSLOG_IDENTIFIER', '?'), m)
+    if t >= frm and not ours and e.get('SYSLOG_IDENTIFIER') == 'kernel' and \
+       starved.match(m or ''):
+        text += ' (a starved vCPU: no call trace names the module; not asserted)'
+        print(text, file=before)
+        continue
+    print(text, file=before if t < frm else sys.stdout)
 EOF2
 	# errors in the journal but none in its JSON (not read): all asserted
 	if [ -s "$out/journal-err-$name-boot.txt" ] && [ ! -s "$out/journal-err-$name.txt" ] &&
@@ -421,7 +434,7 @@ EOF2
 		cp "$out/journal-err-$name-boot.txt" "$out/journal-err-$name.txt"
 	fi
 	if [ -s "$out/journal-err-$name-before-load.txt" ]; then
-		echo "   errors before the module's load (at $(( ${from:-0} / 1000000 )) s), not asserted:"
+		echo "   errors before the module's load (at $(( ${from:-0} / 1000000 )) s), or a starved vCPU's, not asserted:"
 		sed 's/^/   /' "$out/journal-err-$name-before-load.txt" | tail -5
 	fi
 	grep -q . "$out/journal-err-$name.txt" || return 1
