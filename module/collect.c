@@ -610,6 +610,14 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 		for (i = cs->first; i < cs->first + cs->nr; i++)
 			pc->pub_delta[i] = pc->ev[i].acc;
 	}
+	/* the composed metrics, from every set's latest rates (no perf call) */
+	if (!bitmap_empty(plan->composed, N3T_MAX_METRICS)) {
+		for (s = 0; s < pc->sch.nr_sets; s++)
+			pc->set_ns[s] = pc->pub_set[s].good_ns;
+		n3t_eval_composed(plan, pc->pub_delta, pc->set_ns, pc->dom->usable,
+				  pc->dom->slots, pc->count_scratch, pc->pub.value,
+				  pc->pub.valid);
+	}
 	write_seqcount_end(&pc->pub_lock);
 	preempt_enable();
 
@@ -929,7 +937,7 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 	unsigned int nr_ctr, s;
 	size_t sz = sizeof(struct n3t_cpu);
 	struct n3t_cpu *pc;
-	size_t off_set, off_ev, off_ctr, off_pub_set, off_delta;
+	size_t off_set, off_ev, off_ctr, off_pub_set, off_delta, off_set_ns;
 	DECLARE_BITMAP(all, N3T_MAX_EVENTS);
 
 	bitmap_zero(all, N3T_MAX_EVENTS);
@@ -947,6 +955,8 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 	sz += ALIGN(array_size(nr_sets, sizeof(struct n3t_pub_set)), 8);
 	off_delta = sz;
 	sz += array_size(nr_ev, sizeof(u64));
+	off_set_ns = sz;
+	sz += array_size(nr_sets, sizeof(u64));
 
 	pc = kvzalloc(sz, GFP_KERNEL);
 	if (!pc)
@@ -961,6 +971,7 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 	pc->ctr = (void *)pc + off_ctr;
 	pc->pub_set = (void *)pc + off_pub_set;
 	pc->pub_delta = (void *)pc + off_delta;
+	pc->set_ns = (void *)pc + off_set_ns;
 	return pc;
 }
 ALLOW_ERROR_INJECTION(n3t_cpu_alloc, NULL);
@@ -1279,13 +1290,15 @@ void n3t_group_age(const struct n3t_plan *plan, const struct n3t_pub_set *sets,
 {
 	const struct n3t_group_desc *g = &plan->model->groups[group];
 	const struct n3t_pub_set *oldest = NULL;
-	unsigned int i;
+	DECLARE_BITMAP(used, N3T_MAX_SETS);
+	unsigned int i, s;
 
-	for (i = 0; i < g->nr; i++) {
-		int s = plan->metric_set[g->metrics[i]];
-
-		if (s >= 0 && (!oldest || sets[s].seq < oldest->seq ||
-			       (sets[s].seq == oldest->seq && sets[s].end_ns < oldest->end_ns)))
+	bitmap_zero(used, N3T_MAX_SETS);
+	for (i = 0; i < g->nr; i++)
+		n3t_metric_sets(plan, g->metrics[i], used);
+	for_each_set_bit(s, used, N3T_MAX_SETS) {
+		if (!oldest || sets[s].seq < oldest->seq ||
+		    (sets[s].seq == oldest->seq && sets[s].end_ns < oldest->end_ns))
 			oldest = &sets[s];
 	}
 	*seq = oldest && oldest->seq ? oldest->seq : 0;

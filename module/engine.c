@@ -292,6 +292,143 @@ void n3t_eval_set(const struct n3t_plan *plan, unsigned int set, const u64 *coun
 	}
 }
 
+/* The number of event factors of every monomial, or -1 if they differ. */
+static int n3t_poly_degree(const struct n3t_mono *m, unsigned int nr, int deg)
+{
+	unsigned int i, f;
+	int d;
+
+	for (i = 0; i < nr; i++) {
+		for (f = 0, d = 0; f < m[i].nr; f++)
+			d += m[i].f[f] != N3T_F_SLOTS;
+		if (deg >= 0 && d != deg)
+			return -1;
+		deg = d;
+	}
+	return deg;
+}
+
+/**
+ * n3t_metric_homogeneous() - whether a metric is a ratio of like counts
+ * @model: the tables
+ * @metric: index into @model's metrics
+ *
+ * Every monomial of the numerator and of the denominator has the same
+ * number of event factors (one at least): scaling every count by the same
+ * factor leaves the value unchanged, so the value can be computed from each
+ * event's rate per unit of a common base (n3t_eval_composed()).
+ *
+ * Return: true if so.
+ */
+bool n3t_metric_homogeneous(const struct n3t_model *model, unsigned int metric)
+{
+	const struct n3t_metric_desc *m = &model->metrics[metric];
+	int deg = n3t_poly_degree(model->mono + m->num, m->nr_num, -1);
+
+	if (deg > 0)
+		deg = n3t_poly_degree(model->mono + m->den, m->nr_den, deg);
+	return deg > 0;
+}
+
+/**
+ * n3t_eval_composed() - evaluate a plan's composed metrics
+ * @plan: the plan
+ * @delta: the latest deltas of every set, set after set, each set's events
+ *	in ascending index order (n3t_plan_nr_events() entries)
+ * @set_ns: for each set, the time it counted in complete slices in its
+ *	latest interval; 0: no measurement
+ * @usable: events whose counts are measurements
+ * @slots: rename slots per cycle
+ * @counts: N3T_MAX_EVENTS entries of scratch
+ * @values: N3T_MAX_METRICS values; the composed metrics are written
+ * @valid: bitmap of defined values; the composed metrics' bits are set or
+ *	cleared
+ *
+ * Each event's rate is its count over its set's base: that set's CPU_CYCLES
+ * (or counting time with @plan->per_ns).  The rates, scaled to the largest
+ * base (B), are the counts the formula is evaluated with (CPU_CYCLES is B
+ * itself unless @plan->per_ns).  A formula of like counts
+ * (n3t_metric_homogeneous()) then gives what the events would give had
+ * they been counted together at those rates: exactly that when every set
+ * counted the same base, else within the rounding of the scaling (below one
+ * count in B).  An event whose set has no measurement or no base, or whose
+ * scaled count passes 2^64, leaves its metrics undefined.
+ */
+void n3t_eval_composed(const struct n3t_plan *plan, const u64 *delta, const u64 *set_ns,
+		       const unsigned long *usable, unsigned int slots, u64 *counts,
+		       s64 *values, unsigned long *valid)
+{
+	const struct n3t_model *model = plan->model;
+	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
+	u64 base, big = 0;
+	__uint128_t rem;
+	unsigned int e, m;
+	int s;
+
+	if (bitmap_empty(plan->composed, N3T_MAX_METRICS))
+		return;
+	bitmap_zero(counted, N3T_MAX_EVENTS);
+	for (e = 0; e < model->nr_events; e++) {
+		s = plan->rate_set[e];
+		if (s < 0 || !set_ns[s] || !test_bit(e, usable))
+			continue;
+		base = plan->per_ns ? set_ns[s] : delta[plan->base_pos[e]];
+		if (!base)
+			continue;
+		__set_bit(e, counted);
+		big = max(big, base);
+	}
+	for_each_set_bit(e, counted, N3T_MAX_EVENTS) {
+		s = plan->rate_set[e];
+		base = plan->per_ns ? set_ns[s] : delta[plan->base_pos[e]];
+		if (base == big) {
+			counts[e] = delta[plan->rate_pos[e]];
+			continue;
+		}
+		/* below 2^64 when the rate is below 2^64 / big: else undefined */
+		if ((__uint128_t)delta[plan->rate_pos[e]] * big >= (__uint128_t)base << 64) {
+			__clear_bit(e, counted);
+			continue;
+		}
+		counts[e] = n3t_divmod((__uint128_t)delta[plan->rate_pos[e]] * big, base, &rem);
+	}
+	if (!plan->per_ns && big && test_bit(model->cycles, usable)) {
+		counts[model->cycles] = big;
+		__set_bit(model->cycles, counted);
+	}
+	for_each_set_bit(m, plan->composed, N3T_MAX_METRICS) {
+		if (n3t_eval(model, m, counts, counted, slots, &values[m]))
+			__set_bit(m, valid);
+		else
+			__clear_bit(m, valid);
+	}
+}
+
+/**
+ * n3t_metric_sets() - the sets a metric's value comes from
+ * @plan: the plan
+ * @metric: a selected metric of @plan
+ * @sets: bitmap of N3T_MAX_SETS bits, not cleared first: its set if it is
+ *	exact, the sets of its events' rates if it is composed, none else
+ */
+void n3t_metric_sets(const struct n3t_plan *plan, unsigned int metric, unsigned long *sets)
+{
+	DECLARE_BITMAP(events, N3T_MAX_EVENTS);
+	unsigned int e;
+
+	if (plan->metric_set[metric] >= 0) {
+		__set_bit(plan->metric_set[metric], sets);
+		return;
+	}
+	if (!test_bit(metric, plan->composed))
+		return;
+	bitmap_zero(events, N3T_MAX_EVENTS);
+	n3t_metric_events(plan->model, metric, events);
+	for_each_set_bit(e, events, N3T_MAX_EVENTS)
+		if (plan->rate_set[e] >= 0)
+			__set_bit(plan->rate_set[e], sets);
+}
+
 /**
  * n3t_format() - print a metric value with a given number of decimals
  * @buf: output buffer
@@ -337,12 +474,14 @@ static unsigned int n3t_set_cost(const struct n3t_plan *plan, const unsigned lon
 }
 
 /*
- * Place one unit (a whole group, or a single metric) into the set where it
- * adds the fewest events; open a new set if it fits nowhere.  The sets of
- * the first group (0 .. nr_every - 1, once it is placed) take nothing else.
+ * Place one unit (a whole group, a single metric, or an event with the base
+ * of its rate) into the set where it adds the fewest events; open a new set
+ * if it fits nowhere.  The sets of the first group (0 .. nr_every - 1, once
+ * it is placed) take nothing else.  Returns the set, or -ENOSPC when a
+ * new set is needed and the plan has N3T_MAX_SETS.
  */
-static void n3t_place(struct n3t_plan *plan, const unsigned long *events,
-		      const unsigned long *metrics)
+static int n3t_place(struct n3t_plan *plan, const unsigned long *events,
+		     const unsigned long *metrics)
 {
 	DECLARE_BITMAP(merged, N3T_MAX_EVENTS);
 	unsigned int i, best = plan->nr_sets, best_add = ~0U, m;
@@ -363,12 +502,94 @@ static void n3t_place(struct n3t_plan *plan, const unsigned long *events,
 		if (add == 0 && have)
 			break;
 	}
-	if (best == plan->nr_sets)
+	if (best == plan->nr_sets) {
+		if (plan->nr_sets == N3T_MAX_SETS)
+			return -ENOSPC;
 		plan->nr_sets++;
+	}
 	bitmap_or(plan->set[best].events, plan->set[best].events, events, N3T_MAX_EVENTS);
 	for_each_set_bit(m, metrics, N3T_MAX_METRICS) {
 		__set_bit(m, plan->set[best].metrics);
 		plan->metric_set[m] = best;
+	}
+	return best;
+}
+
+/*
+ * Compose @metric, whose events do not fit in one set: each of its events
+ * counted beside the base of its rate (CPU_CYCLES, free with the cycle
+ * counter; the set's time with @plan->per_ns), in a set that already does
+ * or one it is placed in.  Only a formula of like counts can be composed,
+ * and only if every such unit fits and there is room for a new set for each.
+ */
+static bool n3t_compose(struct n3t_plan *plan, unsigned int metric)
+{
+	const struct n3t_model *model = plan->model;
+	DECLARE_BITMAP(events, N3T_MAX_EVENTS);
+	DECLARE_BITMAP(unit, N3T_MAX_EVENTS);
+	DECLARE_BITMAP(none, N3T_MAX_METRICS);
+	unsigned int e, need = 0;
+	bool cyc = !plan->per_ns;
+	int s;
+
+	if (!n3t_metric_homogeneous(model, metric))
+		return false;
+	bitmap_zero(events, N3T_MAX_EVENTS);
+	n3t_metric_events(model, metric, events);
+	if (cyc)
+		__clear_bit(model->cycles, events);
+	for_each_set_bit(e, events, N3T_MAX_EVENTS) {
+		if (plan->rate_set[e] >= 0)
+			continue;
+		bitmap_zero(unit, N3T_MAX_EVENTS);
+		__set_bit(e, unit);
+		if (cyc)
+			__set_bit(model->cycles, unit);
+		if (n3t_set_cost(plan, unit) > plan->capacity)
+			return false;
+		need++;
+	}
+	if (plan->nr_sets + need > N3T_MAX_SETS)
+		return false;
+	bitmap_zero(none, N3T_MAX_METRICS);
+	for_each_set_bit(e, events, N3T_MAX_EVENTS) {
+		if (plan->rate_set[e] >= 0)
+			continue;
+		for (s = 0; s < plan->nr_sets; s++)
+			if (test_bit(e, plan->set[s].events) &&
+			    (!cyc || test_bit(model->cycles, plan->set[s].events)))
+				break;
+		if (s == plan->nr_sets) {	/* room checked above */
+			bitmap_zero(unit, N3T_MAX_EVENTS);
+			__set_bit(e, unit);
+			if (cyc)
+				__set_bit(model->cycles, unit);
+			s = n3t_place(plan, unit, none);
+		}
+		plan->rate_set[e] = s;
+	}
+	__set_bit(metric, plan->composed);
+	return true;
+}
+
+/* Where each rate's event and base are in the per-set deltas (n3t_plan). */
+static void n3t_rate_positions(struct n3t_plan *plan)
+{
+	unsigned int first[N3T_MAX_SETS], s, e, pos = 0;
+	const struct n3t_set *set;
+
+	for (s = 0; s < plan->nr_sets; s++) {
+		first[s] = pos;
+		pos += bitmap_weight(plan->set[s].events, N3T_MAX_EVENTS);
+	}
+	for (e = 0; e < plan->model->nr_events; e++) {
+		if (plan->rate_set[e] < 0)
+			continue;
+		set = &plan->set[plan->rate_set[e]];
+		plan->rate_pos[e] = first[plan->rate_set[e]] + bitmap_weight(set->events, e);
+		if (!plan->per_ns)
+			plan->base_pos[e] = first[plan->rate_set[e]] +
+					    bitmap_weight(set->events, plan->model->cycles);
 	}
 }
 
@@ -379,8 +600,9 @@ static int __n3t_pack(const struct n3t_model *model, u32 groups, unsigned int ca
 	DECLARE_BITMAP(events, N3T_MAX_EVENTS);
 	DECLARE_BITMAP(metrics, N3T_MAX_METRICS);
 	DECLARE_BITMAP(one, N3T_MAX_METRICS);
-	unsigned int g, i;
-	bool first = true;
+	DECLARE_BITMAP(later, N3T_MAX_METRICS);
+	unsigned int g, i, m;
+	bool first = true, now;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->model = model;
@@ -389,6 +611,10 @@ static int __n3t_pack(const struct n3t_model *model, u32 groups, unsigned int ca
 	plan->cycle_counter = cycle_counter;
 	for (i = 0; i < N3T_MAX_METRICS; i++)
 		plan->metric_set[i] = -1;
+	for (i = 0; i < N3T_MAX_EVENTS; i++)
+		plan->rate_set[i] = -1;
+	plan->per_ns = capacity == 1 && !cycle_counter;
+	bitmap_zero(later, N3T_MAX_METRICS);
 
 	for (g = 0; g < model->nr_groups; g++) {
 		const struct n3t_group_desc *grp = &model->groups[g];
@@ -400,25 +626,29 @@ static int __n3t_pack(const struct n3t_model *model, u32 groups, unsigned int ca
 			first = false;
 		else if (seal && !plan->nr_every)
 			plan->nr_every = plan->nr_sets;
+		/*
+		 * the first group to open sets composes what it must at once,
+		 * the others after every group's exact metrics are placed
+		 */
+		now = !plan->nr_sets;
 		bitmap_zero(events, N3T_MAX_EVENTS);
 		bitmap_zero(metrics, N3T_MAX_METRICS);
 		for (i = 0; i < grp->nr; i++) {
-			unsigned int m = grp->metrics[i];
+			m = grp->metrics[i];
 
 			__set_bit(m, plan->selected);
-			if (plan->metric_set[m] >= 0 || test_bit(m, plan->unschedulable))
+			if (plan->metric_set[m] >= 0 || test_bit(m, plan->unschedulable) ||
+			    test_bit(m, plan->composed))
 				continue;
 			n3t_metric_events(model, m, events);
 			__set_bit(m, metrics);
 		}
 		if (bitmap_empty(metrics, N3T_MAX_METRICS))
 			continue;
-		if (n3t_set_cost(plan, events) <= capacity) {
-			n3t_place(plan, events, metrics);
+		if (n3t_set_cost(plan, events) <= capacity && n3t_place(plan, events, metrics) >= 0)
 			continue;
-		}
 		for (i = 0; i < grp->nr; i++) {
-			unsigned int m = grp->metrics[i];
+			m = grp->metrics[i];
 
 			if (!test_bit(m, metrics))
 				continue;
@@ -426,31 +656,48 @@ static int __n3t_pack(const struct n3t_model *model, u32 groups, unsigned int ca
 			n3t_metric_events(model, m, events);
 			bitmap_zero(one, N3T_MAX_METRICS);
 			__set_bit(m, one);
-			if (n3t_set_cost(plan, events) > capacity)
+			if (n3t_set_cost(plan, events) <= capacity &&
+			    n3t_place(plan, events, one) >= 0)
+				continue;
+			if (!now)
+				__set_bit(m, later);
+			else if (!n3t_compose(plan, m))
 				__set_bit(m, plan->unschedulable);
-			else
-				n3t_place(plan, events, one);
+		}
+	}
+	/* in the groups' order, as chosen */
+	for (g = 0; g < model->nr_groups; g++) {
+		for (i = 0; i < model->groups[g].nr; i++) {
+			m = model->groups[g].metrics[i];
+			if (!test_bit(m, later))
+				continue;
+			__clear_bit(m, later);
+			if (!n3t_compose(plan, m))
+				__set_bit(m, plan->unschedulable);
 		}
 	}
 	/*
 	 * The sets of every interval: those of the first selected group that
-	 * has a metric in a set.  It was the first to open sets, so they are
-	 * the first ones, and (sealed) nothing else joined them.  Only when
-	 * none of a selected group's metrics fits, such as topdown_l1 on one
-	 * counter, is that not the first selected group: a plan has sets of
-	 * every interval whenever it has sets.
+	 * has a metric in a set (exact or composed).  It was the first to open
+	 * sets, so they are the first ones, and (sealed) nothing else joined
+	 * them.  Only when none of a selected group's metrics can be counted
+	 * is that not the first selected group: a plan has sets of every
+	 * interval whenever it has sets.
 	 */
 	plan->nr_every = 0;
 	for (g = 0; g < model->nr_groups && !plan->nr_every; g++) {
+		DECLARE_BITMAP(sets, N3T_MAX_SETS);
+		unsigned int s;
+
 		if (!(groups & BIT(g)))
 			continue;
-		for (i = 0; i < model->groups[g].nr; i++) {
-			int s = plan->metric_set[model->groups[g].metrics[i]];
-
-			if (s >= (int)plan->nr_every)
-				plan->nr_every = s + 1;
-		}
+		bitmap_zero(sets, N3T_MAX_SETS);
+		for (i = 0; i < model->groups[g].nr; i++)
+			n3t_metric_sets(plan, model->groups[g].metrics[i], sets);
+		for_each_set_bit(s, sets, N3T_MAX_SETS)
+			plan->nr_every = s + 1;
 	}
+	n3t_rate_positions(plan);
 	return plan->nr_sets ? 0 : -ENOSPC;
 }
 
@@ -466,17 +713,19 @@ static int __n3t_pack(const struct n3t_model *model, u32 groups, unsigned int ca
  * is placed as a unit (so its metrics are counted together), otherwise its
  * metrics are placed one by one.  Each unit goes where it adds the fewest
  * new events (first such set on ties), so the result is deterministic.  A
- * metric whose events do not fit even alone is marked unschedulable; it is
- * never split across sets.  The first selected group is placed first, so
+ * metric whose events do not fit even alone is composed (n3t_compose(): its
+ * events' rates counted apart, @plan->composed) when its formula allows,
+ * else marked unschedulable; so is one for which no set is left
+ * (N3T_MAX_SETS).  The first selected group is placed first, so
  * the sets opened for it are the first ones (@plan->nr_every; if none of
- * its metrics fits, the sets of the first group that has one).  Unless
+ * its metrics can be counted, the sets of the first group that has one).  Unless
  * the whole selection fits in one set, they hold nothing else: they count
  * in every interval (the rotating schedule), so the fewer their events,
  * the less the module holds of the PMU most of the time, and the less a
  * switch between them costs.
  *
- * Return: 0; -ENOSPC when no selected metric fits in @capacity (the plan
- * then has no set); -EINVAL for bad arguments.
+ * Return: 0; -ENOSPC when no selected metric can be counted in @capacity
+ * (the plan then has no set); -EINVAL for bad arguments.
  */
 int n3t_pack(const struct n3t_model *model, u32 groups, unsigned int capacity,
 	     bool cycle_counter, struct n3t_plan *plan)

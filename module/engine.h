@@ -22,7 +22,7 @@
 #define N3T_MAX_METRICS		96	/* metrics of one model */
 #define N3T_MAX_GROUPS		32	/* metric groups of one model */
 #define N3T_MAX_GROUP_METRICS	12
-#define N3T_MAX_SETS		N3T_MAX_METRICS
+#define N3T_MAX_SETS		64	/* sets of one plan: cpuN/status fits a page */
 #define N3T_MONO_FACTORS	3	/* factors of one monomial */
 #define N3T_MAX_MONOS		16	/* monomials of one numerator or denominator */
 #define N3T_F_SLOTS		0xff	/* factor: the slot count, not an event */
@@ -170,8 +170,20 @@ struct n3t_set {
  *	turn.  At least 1 when @nr_sets is
  * @set: the event sets, in rotation order
  * @selected: every metric of the selected groups
- * @unschedulable: selected metrics whose events cannot be counted together
- * @metric_set: for each scheduled metric the set it is computed from, else -1
+ * @unschedulable: selected metrics that are neither exact nor composed
+ * @metric_set: for each metric counted in one set (exact) that set, else -1
+ * @composed: selected metrics whose events do not fit in one set, computed
+ *	from each event's rate counted beside a common base in its own set
+ *	(n3t_eval_composed()): a number, but not an exact one
+ * @per_ns: the composed metrics' base is each set's counting time, not
+ *	CPU_CYCLES: one programmable counter and no cycle counter, so that no
+ *	set holds an event and CPU_CYCLES together
+ * @rate_set: for each event a composed metric uses the set its rate comes
+ *	from (with CPU_CYCLES there too unless @per_ns), else -1; CPU_CYCLES
+ *	itself has none unless @per_ns (its rate per cycle is 1)
+ * @rate_pos: where that event's delta is in the plan's per-set deltas
+ *	(set after set, each set's events in ascending index order)
+ * @base_pos: likewise CPU_CYCLES of that set, unless @per_ns
  */
 struct n3t_plan {
 	const struct n3t_model *model;
@@ -184,6 +196,11 @@ struct n3t_plan {
 	DECLARE_BITMAP(selected, N3T_MAX_METRICS);
 	DECLARE_BITMAP(unschedulable, N3T_MAX_METRICS);
 	s8 metric_set[N3T_MAX_METRICS];
+	DECLARE_BITMAP(composed, N3T_MAX_METRICS);
+	bool per_ns;
+	s8 rate_set[N3T_MAX_EVENTS];
+	u16 rate_pos[N3T_MAX_EVENTS];
+	u16 base_pos[N3T_MAX_EVENTS];
 };
 
 const char *n3t_unit_name(unsigned int unit);
@@ -208,6 +225,11 @@ bool n3t_eval(const struct n3t_model *model, unsigned int metric, const u64 *cou
 void n3t_eval_set(const struct n3t_plan *plan, unsigned int set, const u64 *counts,
 		  const unsigned long *counted, unsigned int slots, s64 *values,
 		  unsigned long *valid);
+bool n3t_metric_homogeneous(const struct n3t_model *model, unsigned int metric);
+void n3t_eval_composed(const struct n3t_plan *plan, const u64 *delta, const u64 *set_ns,
+		       const unsigned long *usable, unsigned int slots, u64 *counts,
+		       s64 *values, unsigned long *valid);
+void n3t_metric_sets(const struct n3t_plan *plan, unsigned int metric, unsigned long *sets);
 
 #define N3T_VALUE_BUF	24
 int n3t_format(char *buf, size_t size, unsigned int decimals, s64 value, bool valid);

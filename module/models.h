@@ -17,12 +17,13 @@ extern const struct n3t_model n3t_generic;
 /*
  * The longest text each sysfs file can print for any of the tables, in
  * bytes: 20 digits for a u64, 10 for a u32, N3T_VALUE_BUF - 1 characters
- * for a value or an age, at most one set per metric.  sysfs.c checks each
+ * for a value or an age, at most a set per metric and per rate.  sysfs.c checks each
  * against show()'s page (static_assert), and the limits the bounds assume
  * against its own.  N3T_TEXT_MAX: the longest of them.
  */
 #define N3T_TEXT_VALUE_BUF	24	/* N3T_VALUE_BUF */
 #define N3T_TEXT_CORE_TYPES	4	/* N3T_MAX_CORE_TYPES */
+#define N3T_TEXT_PLAN_SETS	64	/* N3T_MAX_SETS */
 #define N3T_TEXT_SUM_CPUS	542	/* system/events: CPUs whose sums fit */
 /* models/<model>/events (neoverse-v3): every event */
 #define N3T_TEXT_MAX_MODEL_EVENTS	1454
@@ -30,24 +31,24 @@ extern const struct n3t_model n3t_generic;
 #define N3T_TEXT_MAX_MODEL_METRICS	2532
 /* models/<model>/groups (neoverse-v3): every group */
 #define N3T_TEXT_MAX_MODEL_GROUPS	2170
-/* sets, models/<model>/sets (neoverse-v3): a set per metric, with its metrics' events */
-#define N3T_TEXT_MAX_SETS	2515
-/* cpuN/<group>, system/<group> (neoverse-v3): the largest group, every value the widest */
-#define N3T_TEXT_MAX_GROUP_FILE	442
+/* sets, models/<model>/sets (neoverse-v3): a set per metric and per rate, with its metrics' and rates' events */
+#define N3T_TEXT_MAX_SETS	4076
+/* cpuN/<group>, system/<group> (neoverse-v3): the largest group, every value the widest and composed */
+#define N3T_TEXT_MAX_GROUP_FILE	532
 /* cpuN/events (neoverse-v3): every event, 20-digit counts */
 #define N3T_TEXT_MAX_EVENTS	3799
 /* system/events (neoverse-v3): every event, the sums of 542 CPUs (22 digits) */
 #define N3T_TEXT_MAX_SYSTEM_EVENTS	4067
 /* cpuN/ages, system/ages (neoverse-v3): every group selected */
 #define N3T_TEXT_MAX_AGES	1697
-/* cpuN/status, system/status (neoverse-v3): a set per metric */
-#define N3T_TEXT_MAX_STATUS	3888
+/* cpuN/status, system/status (neoverse-v3): a set per metric and per rate, N3T_MAX_SETS at most */
+#define N3T_TEXT_MAX_STATUS	3726
 /* cpuN/cpu_model, system/cpu_model (neoverse-n2-r0p3): the longest name */
 #define N3T_TEXT_MAX_DIR_CPU_MODEL	17
 /* groups, available_groups (all): the names of the N3T_MAX_CORE_TYPES models with the most */
 #define N3T_TEXT_MAX_GROUP_LIST	185
 /* cpu_model (all): the N3T_MAX_CORE_TYPES longest names, all forced */
 #define N3T_TEXT_MAX_CPU_MODEL	89
-#define N3T_TEXT_MAX	4067
+#define N3T_TEXT_MAX	4076
 
 #endif /* N3T_MODELS_H */

@@ -209,6 +209,8 @@ struct n3t_cpu_set {
  *	interval (the sampler reads its own without @pub_lock)
  * @pub_delta: counts of each set's complete slices in its latest interval,
  *	@nr_ev entries, in the order of @ev
+ * @set_ns: each set's @pub_set good_ns, the composed metrics' input
+ *	(n3t_eval_composed(); sampler only)
  * @looks: looks made while aside (statistics)
  * @asides: steps aside (statistics)
  * @create_failed: counters a rotating slice could not create (its slice
@@ -219,7 +221,7 @@ struct n3t_cpu_set {
  * @rests: rests begun (statistics)
  * @cost_ns: total time spent in the sampler
  * @cost_max_ns: longest sampler run
- * @data: storage of @set, @ev, @ctr, @pub_set and @pub_delta
+ * @data: storage of @set, @ev, @ctr, @pub_set, @pub_delta and @set_ns
  *
  * One allocation, sized by the plan, created and destroyed by the CPU's
  * hotplug callbacks.  Readers reach it through RCU (the per-CPU pointer
@@ -261,6 +263,7 @@ struct n3t_cpu {
 	struct n3t_result pub;
 	struct n3t_pub_set *pub_set;
 	u64 *pub_delta;
+	u64 *set_ns;
 	u64 looks;
 	u64 asides;
 	u64 create_failed;

@@ -78,6 +78,8 @@ static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
 			r->valid[i / 64] |= 1ULL << (i % 64);
 			r->value[i] = res->value[i];
 		}
+		if (test_bit(i, dom->plan->composed))
+			r->composed[i / 64] |= 1ULL << (i % 64);
 	}
 	for (i = 0; i < r->nr_events; i++) {
 		if (test_bit(i, res->counted))

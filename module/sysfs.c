@@ -43,6 +43,8 @@ static_assert(N3T_TEXT_VALUE_BUF == N3T_VALUE_BUF,
 	      "gen_models.py VALUE_BUF differs from N3T_VALUE_BUF: update and regenerate");
 static_assert(N3T_TEXT_CORE_TYPES == N3T_MAX_CORE_TYPES,
 	      "gen_models.py MAX_CORE_TYPES differs from N3T_MAX_CORE_TYPES: update and regenerate");
+static_assert(N3T_TEXT_PLAN_SETS == N3T_MAX_SETS,
+	      "gen_models.py MAX_SETS differs from N3T_MAX_SETS: update and regenerate");
 static_assert(N3T_TEXT_MAX <= PAGE_SIZE, "a sysfs file's text does not fit in a page");
 
 static struct kobject *n3t_kobj;
@@ -135,7 +137,7 @@ static struct n3t_view *n3t_view_get(int cpu)
 	struct n3t_view *v, *one = NULL;
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
 	DECLARE_BITMAP(overflow, N3T_MAX_SETS);
-	u64 *counts;
+	u64 *counts, *set_ns = NULL;
 
 	v = n3t_view_alloc(nr, nr_ev);
 	if (!v)
@@ -160,7 +162,8 @@ static struct n3t_view *n3t_view_get(int cpu)
 	 */
 	one = n3t_view_alloc(nr, nr_ev);
 	counts = kcalloc(N3T_MAX_EVENTS, sizeof(*counts), GFP_KERNEL);
-	if (!one || !counts)
+	set_ns = kcalloc(max(nr, 1U), sizeof(*set_ns), GFP_KERNEL);
+	if (!one || !counts || !set_ns)
 		goto fail;
 	bitmap_zero(overflow, N3T_MAX_SETS);
 	/* no cpus_read_lock(): CPUs going offline simply stop publishing */
@@ -221,10 +224,19 @@ static struct n3t_view *n3t_view_get(int cpu)
 		n3t_eval_set(plan, s, counts, counted, dom->slots, v->res.value,
 			     v->res.valid);
 	}
+	/* the composed metrics from the rates of every CPU's counts together */
+	if (!bitmap_empty(plan->composed, N3T_MAX_METRICS)) {
+		for (s = 0; s < nr; s++)
+			set_ns[s] = test_bit(s, overflow) ? 0 : v->sets[s].good_ns;
+		n3t_eval_composed(plan, v->delta, set_ns, dom->usable, dom->slots, counts,
+				  v->res.value, v->res.valid);
+	}
+	kfree(set_ns);
 	kfree(counts);
 	kvfree(one);
 	return v;
 fail:
+	kfree(set_ns);
 	kfree(counts);
 	kvfree(one);
 	kvfree(v);
@@ -321,7 +333,10 @@ static int n3t_group_text(struct kobject *kobj, const struct attribute *attr, ch
 		ok = v->ok && test_bit(m, v->res.valid);
 		n3t_format(val, sizeof(val), n3t_unit_decimals(model->metrics[m].unit),
 			   v->res.value[m], ok);
-		len += sysfs_emit_at(buf, len, "%s %s\n", model->metrics[m].name, val);
+		/* a value from rates counted apart says so (n3t_eval_composed()) */
+		len += sysfs_emit_at(buf, len, "%s %s%s\n", model->metrics[m].name, val,
+				     dom->plan && test_bit(m, dom->plan->composed) ?
+				     " composed" : "");
 	}
 	kvfree(v);
 	return len;

@@ -414,12 +414,25 @@ static void n3t_check_plan(struct kunit *test, const struct n3t_model *model, u3
 		in = 0;
 		for (s = 0; s < a->nr_sets; s++)
 			in += test_bit(m, a->set[s].metrics);
-		if (n3t_cost(model, ev, cyc) > cap) {
-			KUNIT_EXPECT_TRUE(test, test_bit(m, a->unschedulable));
+		/* (a plan of N3T_MAX_SETS may leave a metric out) */
+		if (test_bit(m, a->unschedulable) && a->nr_sets == N3T_MAX_SETS) {
+			fits++;
 			KUNIT_EXPECT_EQ(test, in, 0U);
 			continue;
 		}
+		if (n3t_cost(model, ev, cyc) > cap) {
+			/* composed when its formula scales, else unschedulable */
+			KUNIT_EXPECT_NE(test, test_bit(m, a->unschedulable),
+					test_bit(m, a->composed));
+			KUNIT_EXPECT_EQ(test, test_bit(m, a->composed),
+					n3t_metric_homogeneous(model, m));
+			KUNIT_EXPECT_EQ(test, in, 0U);
+			KUNIT_EXPECT_EQ(test, a->metric_set[m], -1);
+			fits += test_bit(m, a->composed);
+			continue;
+		}
 		fits++;
+		KUNIT_EXPECT_FALSE(test, test_bit(m, a->composed));
 		KUNIT_EXPECT_EQ(test, in, 1U);
 		KUNIT_ASSERT_GE(test, a->metric_set[m], 0);
 		s = a->metric_set[m];
@@ -432,9 +445,11 @@ static void n3t_check_plan(struct kunit *test, const struct n3t_model *model, u3
 
 /*
  * Each group, default and all, at C = 1..31 with and without PMCCNTR: every
- * selected metric is in exactly one set holding all its events, or
- * unschedulable because it does not fit alone; no set exceeds C; packing
- * twice gives the same plan; -ENOSPC only when nothing fits.
+ * selected metric is in exactly one set holding all its events, or, when it
+ * does not fit alone, composed if its formula scales and unschedulable if
+ * not; no set exceeds C; packing twice gives the same plan; -ENOSPC only
+ * when nothing can be counted.  (The host's engine-host-test checks the
+ * rates' sets and positions too.)
  */
 static void n3t_packer_invariants_test(struct kunit *test)
 {
@@ -456,32 +471,68 @@ static void n3t_packer_invariants_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n3t_pack(model, BIT(model->nr_groups), 6, true, a), -EINVAL);
 }
 
-/* N3: no metric needs more than 4 counters beside PMCCNTR; two need 4. */
+/*
+ * N3: no metric needs more than 4 counters beside PMCCNTR; two need 4, and
+ * are composed on 3.  On one counter: topdown_l1 from rates per cycle, or,
+ * without PMCCNTR, per second of counting, each event alone.
+ */
 static void n3t_packer_n3_test(struct kunit *test)
 {
+	static const char *const rates[] = {	/* by event number */
+		"STALL_SLOT_FRONTEND", "STALL_FRONTEND_FLUSH", "STALL_SLOT_BACKEND",
+		"OP_RETIRED", "OP_SPEC", "STALL_SLOT",
+	};
 	const struct n3t_model *n3 = n3t_model_by_name("neoverse-n3");
 	struct n3t_plan *a = n3t_plan_alloc(test);
 	int td = n3t_group_by_name(n3, "topdown_l1", 10);
+	int fe = n3t_metric_by_name(n3, "frontend_bound");
+	int be = n3t_metric_by_name(n3, "backend_bound");
+	unsigned int i, e;
 
 	KUNIT_ASSERT_EQ(test, n3t_pack(n3, N3T_ALL_GROUPS(n3), 4, true, a), 0);
 	KUNIT_EXPECT_TRUE(test, bitmap_empty(a->unschedulable, N3T_MAX_METRICS));
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(a->composed, N3T_MAX_METRICS));
 	KUNIT_ASSERT_EQ(test, n3t_pack(n3, N3T_ALL_GROUPS(n3), 3, true, a), 0);
-	KUNIT_EXPECT_EQ(test, bitmap_weight(a->unschedulable, N3T_MAX_METRICS), 2U);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(a->unschedulable, N3T_MAX_METRICS));
+	KUNIT_EXPECT_EQ(test, bitmap_weight(a->composed, N3T_MAX_METRICS), 2U);
 	KUNIT_EXPECT_TRUE(test, test_bit(n3t_metric_by_name(n3, "bad_speculation"),
-					 a->unschedulable));
+					 a->composed));
 	KUNIT_EXPECT_TRUE(test, test_bit(n3t_metric_by_name(n3, "barrier_percentage"),
-					 a->unschedulable));
-	/* no metric is a single event: nothing fits one counter without PMCCNTR */
-	KUNIT_EXPECT_EQ(test, n3t_pack(n3, N3T_ALL_GROUPS(n3), 1, false, a), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, a->nr_sets, 0);
-	/* topdown_l1 at 1 counter + PMCCNTR: only backend_bound */
+					 a->composed));
 	KUNIT_ASSERT_GE(test, td, 0);
+	/* topdown_l1 at 1 counter + PMCCNTR: backend_bound exact, the rest composed */
 	KUNIT_ASSERT_EQ(test, n3t_pack(n3, BIT(td), 1, true, a), 0);
-	KUNIT_EXPECT_EQ(test, a->nr_sets, 1);
-	KUNIT_EXPECT_EQ(test, a->metric_set[n3t_metric_by_name(n3, "backend_bound")], 0);
-	KUNIT_EXPECT_EQ(test, a->metric_set[n3t_metric_by_name(n3, "frontend_bound")], -1);
-	KUNIT_EXPECT_EQ(test, n3t_pack(n3, BIT(n3t_group_by_name(n3, "l1d_cache", 9)), 1, true,
-				       a), -ENOSPC);
+	KUNIT_EXPECT_FALSE(test, a->per_ns);
+	KUNIT_EXPECT_EQ(test, a->nr_sets, 6);
+	KUNIT_EXPECT_EQ(test, a->nr_every, 6);
+	KUNIT_EXPECT_EQ(test, a->metric_set[be], 2);
+	KUNIT_EXPECT_EQ(test, a->metric_set[fe], -1);
+	KUNIT_EXPECT_TRUE(test, test_bit(fe, a->composed));
+	KUNIT_EXPECT_EQ(test, bitmap_weight(a->composed, N3T_MAX_METRICS), 3U);
+	/* each set: one event beside CPU_CYCLES, the event's delta after it */
+	for (i = 0; i < ARRAY_SIZE(rates); i++) {
+		e = n3t_event_by_name(n3, rates[i]);
+		KUNIT_EXPECT_TRUE(test, test_bit(e, a->set[i].events));
+		KUNIT_EXPECT_TRUE(test, test_bit(n3->cycles, a->set[i].events));
+		KUNIT_EXPECT_EQ(test, bitmap_weight(a->set[i].events, N3T_MAX_EVENTS), 2U);
+		if (i == 2)	/* backend_bound's, no composed metric's */
+			continue;
+		KUNIT_EXPECT_EQ(test, a->rate_set[e], (int)i);
+		KUNIT_EXPECT_EQ(test, a->rate_pos[e], 2 * i + (e > n3->cycles));
+		KUNIT_EXPECT_EQ(test, a->base_pos[e], 2 * i + (e < n3->cycles));
+	}
+	/* without PMCCNTR: every event alone, CPU_CYCLES too, per second */
+	KUNIT_ASSERT_EQ(test, n3t_pack(n3, BIT(td), 1, false, a), 0);
+	KUNIT_EXPECT_TRUE(test, a->per_ns);
+	KUNIT_EXPECT_EQ(test, a->nr_sets, 7);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(a->composed, N3T_MAX_METRICS), 4U);
+	for (i = 0; i < a->nr_sets; i++)
+		KUNIT_EXPECT_EQ(test, bitmap_weight(a->set[i].events, N3T_MAX_EVENTS), 1U);
+	KUNIT_EXPECT_GE(test, a->rate_set[n3->cycles], 0);
+	/* all: as many as N3T_MAX_SETS sets hold, fp32 and fp64 left out */
+	KUNIT_EXPECT_EQ(test, n3t_pack(n3, N3T_ALL_GROUPS(n3), 1, false, a), 0);
+	KUNIT_EXPECT_EQ(test, a->nr_sets, N3T_MAX_SETS);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(a->unschedulable, N3T_MAX_METRICS), 2U);
 }
 
 struct n3t_names {

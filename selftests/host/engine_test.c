@@ -130,8 +130,18 @@ static int print_sets(const struct n3t_model *model, int argc, char **argv)
 		printf(" |");
 		for_each_set_bit(e, p.set[s].metrics, N3T_MAX_METRICS)
 			printf(" %s", model->metrics[e].name);
+		printf(" | rates");
+		for (e = 0; e < model->nr_events; e++)
+			if (p.rate_set[e] == (int)s)
+				printf(" %s", model->events[e].name);
 		printf("\n");
 	}
+	for (unsigned int m = 0; m < model->nr_metrics; m++)
+		if (test_bit(m, p.composed) || test_bit(m, p.unschedulable))
+			printf("%s %s\n", test_bit(m, p.composed) ?
+			       (p.per_ns ? "composed-per-ns" : "composed") : "unschedulable",
+			       model->metrics[m].name);
+	printf("every %u\n", p.nr_every);
 	return 0;
 }
 
@@ -149,6 +159,55 @@ static unsigned int metric_cost(const struct n3t_model *model, unsigned int m, b
 	return w;
 }
 
+/*
+ * Whether scaling every count leaves the metric's value unchanged, found by
+ * evaluating it: three vectors of counts, each also times 3 and times 7
+ * (values that are defined must be equal; one vector at least defined).
+ * Independent of the packer's own test, which reads the monomials.
+ */
+static bool scales_eval(const struct n3t_model *model, unsigned int m)
+{
+	static const u64 base[3] = { 1000003, 777781, 2000029 };
+	DECLARE_BITMAP(all, N3T_MAX_EVENTS);
+	u64 c[N3T_MAX_EVENTS], c3[N3T_MAX_EVENTS], c7[N3T_MAX_EVENTS];
+	bool some = false;
+
+	memset(all, 0xff, sizeof(all));
+	for (int v = 0; v < 3; v++) {
+		s64 x, x3, x7;
+		bool ok;
+
+		for (int e = 0; e < model->nr_events; e++) {
+			c[e] = base[v] + 7919ULL * e * (v + 1) + (e == model->cycles) * 50000000ULL;
+			c3[e] = 3 * c[e];
+			c7[e] = 7 * c[e];
+		}
+		ok = n3t_eval(model, m, c, all, model->slots, &x);
+		if (ok != n3t_eval(model, m, c3, all, model->slots, &x3) ||
+		    ok != n3t_eval(model, m, c7, all, model->slots, &x7))
+			return false;
+		if (ok && (x != x3 || x != x7))
+			return false;
+		some |= ok;
+	}
+	return some;
+}
+
+/* scales_eval(), once per metric of the model last asked about */
+static bool scales(const struct n3t_model *model, unsigned int m)
+{
+	static const struct n3t_model *cached;
+	static signed char known[N3T_MAX_METRICS];
+
+	if (cached != model) {
+		memset(known, -1, sizeof(known));
+		cached = model;
+	}
+	if (known[m] < 0)
+		known[m] = scales_eval(model, m);
+	return known[m];
+}
+
 /* One selection at one capacity: returns the number of violations. */
 static int check_plan(const struct n3t_model *model, u32 groups, unsigned int cap, bool cyc)
 {
@@ -156,6 +215,7 @@ static int check_plan(const struct n3t_model *model, u32 groups, unsigned int ca
 	DECLARE_BITMAP(ev, N3T_MAX_EVENTS);
 	DECLARE_BITMAP(used, N3T_MAX_EVENTS);
 	int ra, rb, bad = 0, fits = 0;
+	DECLARE_BITMAP(rated, N3T_MAX_EVENTS);
 
 	memset(&a, 0xa5, sizeof(a));
 	memset(&b, 0x5a, sizeof(b));
@@ -165,7 +225,8 @@ static int check_plan(const struct n3t_model *model, u32 groups, unsigned int ca
 	if (ra != rb || memcmp(&a, &b, sizeof(a)))
 		bad++;
 	if (a.model != model || a.groups != groups || a.capacity != cap ||
-	    a.cycle_counter != cyc || a.nr_sets > N3T_MAX_SETS)
+	    a.cycle_counter != cyc || a.nr_sets > N3T_MAX_SETS ||
+	    a.per_ns != (cap == 1 && !cyc))
 		bad++;
 	for (unsigned int m = 0; m < N3T_MAX_METRICS; m++) {
 		bool sel = false;
@@ -185,13 +246,45 @@ static int check_plan(const struct n3t_model *model, u32 groups, unsigned int ca
 			continue;
 		}
 		w = metric_cost(model, m, cyc, ev);
+		if (w > cap && scales(model, m)) {
+			unsigned int e;
+
+			/*
+			 * composed when it does not fit alone and its formula
+			 * scales: each event in a set beside CPU_CYCLES (but
+			 * on one counter without the cycle counter, alone,
+			 * its rate per second of counting)
+			 */
+			fits++;
+			/* (or, the plan full, left out) */
+			if (test_bit(m, a.unschedulable) && a.nr_sets == N3T_MAX_SETS &&
+			    !test_bit(m, a.composed) && a.metric_set[m] == -1 && !in_sets)
+				continue;
+			bad += !test_bit(m, a.composed) || test_bit(m, a.unschedulable) ||
+			       a.metric_set[m] != -1 || in_sets;
+			for_each_set_bit(e, ev, N3T_MAX_EVENTS) {
+				int s = a.rate_set[e];
+
+				if (!a.per_ns && e == model->cycles)
+					continue;
+				if (s < 0 || s >= a.nr_sets || !test_bit(e, a.set[s].events) ||
+				    (!a.per_ns && !test_bit(model->cycles, a.set[s].events)))
+					bad++;
+			}
+			continue;
+		}
 		if (w > cap) {
-			/* unschedulable exactly when it does not fit alone */
-			bad += !test_bit(m, a.unschedulable) || a.metric_set[m] != -1 || in_sets;
+			/* unschedulable exactly when it does not fit alone nor scales */
+			bad += !test_bit(m, a.unschedulable) || a.metric_set[m] != -1 ||
+			       in_sets || test_bit(m, a.composed);
 			continue;
 		}
 		fits++;
-		if (test_bit(m, a.unschedulable) || a.metric_set[m] < 0 ||
+		if (test_bit(m, a.unschedulable) && a.nr_sets == N3T_MAX_SETS &&
+		    !test_bit(m, a.composed) && a.metric_set[m] == -1 && !in_sets)
+			continue;
+		if (test_bit(m, a.unschedulable) || test_bit(m, a.composed) ||
+		    a.metric_set[m] < 0 ||
 		    a.metric_set[m] >= a.nr_sets || in_sets != 1 ||
 		    !test_bit(m, a.set[a.metric_set[m]].metrics) ||
 		    !bitmap_subset(ev, a.set[a.metric_set[m]].events, N3T_MAX_EVENTS))
@@ -209,10 +302,18 @@ static int check_plan(const struct n3t_model *model, u32 groups, unsigned int ca
 			if (!(groups & BIT(g0)))
 				continue;
 			for (unsigned int i = 0; i < model->groups[g0].nr; i++) {
-				int s = a.metric_set[model->groups[g0].metrics[i]];
+				unsigned int m = model->groups[g0].metrics[i], e;
+				int s = a.metric_set[m];
 
 				if (s >= 0)
 					first[s] = found = true;
+				if (!test_bit(m, a.composed))
+					continue;
+				bitmap_zero(ev, N3T_MAX_EVENTS);
+				n3t_metric_events(model, m, ev);
+				for_each_set_bit(e, ev, N3T_MAX_EVENTS)
+					if (a.rate_set[e] >= 0)
+						first[a.rate_set[e]] = found = true;
 			}
 		}
 		if (a.nr_every > a.nr_sets || (a.nr_sets && !a.nr_every))
@@ -228,14 +329,53 @@ static int check_plan(const struct n3t_model *model, u32 groups, unsigned int ca
 
 		if (cyc && test_bit(model->cycles, a.set[s].events))
 			w--;
-		if (w > cap || bitmap_empty(a.set[s].metrics, N3T_MAX_METRICS))
-			bad++;
-		/* no counter is spent on an event none of the set's metrics uses */
+		/*
+		 * no counter is spent on an event none of the set's metrics
+		 * uses, nor a rate of a composed one (with its base)
+		 */
 		bitmap_zero(used, N3T_MAX_EVENTS);
 		for_each_set_bit(m, a.set[s].metrics, N3T_MAX_METRICS)
 			n3t_metric_events(model, m, used);
-		if (!bitmap_equal(used, a.set[s].events, N3T_MAX_EVENTS))
+		for (unsigned int e = 0; e < model->nr_events; e++) {
+			if (a.rate_set[e] != (int)s)
+				continue;
+			__set_bit(e, used);
+			if (!a.per_ns)
+				__set_bit(model->cycles, used);
+		}
+		if (w > cap || bitmap_empty(used, N3T_MAX_EVENTS) ||
+		    !bitmap_equal(used, a.set[s].events, N3T_MAX_EVENTS))
 			bad++;
+	}
+	/* rates only of the composed metrics' events, and where they say */
+	bitmap_zero(rated, N3T_MAX_EVENTS);
+	for (unsigned int m = 0; m < N3T_MAX_METRICS; m++)
+		if (test_bit(m, a.composed))
+			n3t_metric_events(model, m, rated);
+	if (!a.per_ns)
+		__clear_bit(model->cycles, rated);
+	for (unsigned int e = 0, first = 0; e < N3T_MAX_EVENTS; e++) {
+		int s = a.rate_set[e];
+
+		if ((s >= 0) != test_bit(e, rated)) {
+			bad++;
+			continue;
+		}
+		if (s < 0)
+			continue;
+		first = 0;
+		for (int t = 0; t < s; t++)
+			first += bitmap_weight(a.set[t].events, N3T_MAX_EVENTS);
+		/* the positions, counted here set by set and bit by bit */
+		for (unsigned int f = 0, i = 0; f < N3T_MAX_EVENTS; f++) {
+			if (!test_bit(f, a.set[s].events))
+				continue;
+			if (f == e && a.rate_pos[e] != first + i)
+				bad++;
+			if (!a.per_ns && f == model->cycles && a.base_pos[e] != first + i)
+				bad++;
+			i++;
+		}
 	}
 	return bad;
 }
@@ -573,15 +713,19 @@ static void layout(void)
 	       88 + 8 * (N3T_SNAP_MAX_METRICS + 2 * N3T_SNAP_MAX_EVENTS) &&
 	       offsetof(struct n3t_snapshot_record, group_seq) ==
 	       88 + 8 * (N3T_SNAP_MAX_METRICS + 2 * N3T_SNAP_MAX_EVENTS) + 8 &&
-	       sizeof(struct n3t_snapshot_record) ==
+	       offsetof(struct n3t_snapshot_record, composed) ==
 	       88 + 8 * (N3T_SNAP_MAX_METRICS + 2 * N3T_SNAP_MAX_EVENTS) + 8 +
 	       16 * N3T_SNAP_MAX_GROUPS &&
+	       sizeof(struct n3t_snapshot_record) ==
+	       88 + 8 * (N3T_SNAP_MAX_METRICS + 2 * N3T_SNAP_MAX_EVENTS) + 8 +
+	       16 * N3T_SNAP_MAX_GROUPS + 16 &&
 	       sizeof(struct n3t_snapshot_record) % 8 == 0,
 	       "uapi-record-no-holes", NULL);
 	/* the record's bitmaps hold every metric and event of a model */
 	result(N3T_SNAP_MAX_EVENTS == N3T_MAX_EVENTS && N3T_SNAP_MAX_METRICS == N3T_MAX_METRICS &&
 	       sizeof(((struct n3t_snapshot_record *)0)->valid) * 8 >= N3T_MAX_METRICS &&
 	       sizeof(((struct n3t_snapshot_record *)0)->counted) * 8 >= N3T_MAX_EVENTS &&
+	       sizeof(((struct n3t_snapshot_record *)0)->composed) * 8 >= N3T_MAX_METRICS &&
 	       N3T_SNAP_FIXED_SCALE == N3T_FIXED_SCALE, "uapi-matches-engine", NULL);
 }
 

@@ -26,6 +26,32 @@ DECIMALS = {'percent of slots': 2, 'percent of cycles': 2, 'percent of operation
             'per branch': 4, 'per TLB access': 4, 'per cache access': 4}
 
 
+def scales(formula, events):
+    """Whether the formula's value is unchanged when every event's count
+    is scaled by the same factor (a ratio of like counts, which the module
+    can compose from rates counted apart): evaluated with exact fractions
+    at three vectors of counts, each also times 3 and times 7; the values
+    must be defined at one of them at least."""
+    f = oracle(formula)
+    some = False
+    for k in (1, 2, 3):
+        counts = {e: Fraction(1000003 * k + 7919 * i * k + (50000000 if e == 'CPU_CYCLES' else 0))
+                  for i, e in enumerate(sorted(events))}
+        try:
+            v = f(counts)
+        except ZeroDivisionError:
+            v = None
+        for m in (3, 7):
+            try:
+                w = f({e: c * m for e, c in counts.items()})
+            except ZeroDivisionError:
+                w = None
+            if v != w:
+                return False
+        some |= v is not None
+    return some
+
+
 def decimals(unit):
     """The decimals the module prints a unit's values with."""
     if unit not in DECIMALS:

@@ -9,7 +9,9 @@ e.g. neoverse-n3 for neoverse-n3.json.  For every programmable-counter count
 C (0..6), cycle counter free or busy, and selection (default, all, each
 group) prints 'C CYC SELECTION RESULT': busy when there is no counter at
 all, ok when at least one selected metric's events fit in C counters
-(CPU_CYCLES on the cycle counter when it is free), nospc otherwise.  Event
+(CPU_CYCLES on the cycle counter when it is free) or its formula scales
+(expected.scales(): composed from rates, each event beside CPU_CYCLES, or
+alone on one counter without the cycle counter), nospc otherwise.  Event
 lists and group members come from the description; the group file names
 (lower case) from the engine's table dump, the default selection from the
 user guide (with cycle_accounting added on cores without topdown level 1)."""
@@ -17,6 +19,8 @@ import json
 import os
 import subprocess
 import sys
+
+from expected import scales
 
 spec = json.load(open(sys.argv[1]))
 model = sys.argv[3] if len(sys.argv) > 3 else os.path.basename(sys.argv[1])[:-5]
@@ -37,12 +41,13 @@ def cost(metric, cyc):
     return len(evs) - (1 if cyc and 'CPU_CYCLES' in evs else 0)
 
 
+composable = {m: scales(d['formula'], d['events']) for m, d in spec['metrics'].items()}
 for c in range(7):
     for cyc in (1, 0):
         for name, gs in selections.items():
             if c == 0:
                 r = 'busy'
-            elif any(cost(m, cyc) <= c for g in gs for m in groups[g]):
+            elif any(cost(m, cyc) <= c or composable[m] for g in gs for m in groups[g]):
                 r = 'ok'
             else:
                 r = 'nospc'

@@ -23,7 +23,15 @@ made-up numbers.
 variants: good (default), all-groups (every group selected), rotate (the
 rotating schedule's ages: cpuN/ages and the snapshot's group_seq and
 group_end_ns; the k-th selected group after topdown_l1 is k intervals old,
-k = 1..5 in turn), malformed,
+k = 1..5 in turn), composed (a PMU too small for some metrics: frontend_bound,
+bad_speculation, retiring, ipc and ll_cache_read_hit_ratio, where selected,
+are composed on every CPU and in system/, the word "composed" after their
+value in the text files and their bit in the snapshot's composed bitmap;
+cpu3's ll_cache_read_hit_ratio and the idle cpu2's values are nan; every
+group's values from the latest interval, with cpuN/ages and the snapshot's
+group ages), composed-old (the same values from an older module: no
+"composed" word, and snapshot records that end before the composed bitmap,
+with the group ages), malformed,
 missing-file, no-snapshot, and the
 snapshot errors bad-magic, swapped (the other byte order), bad-version,
 bad-sizes, truncated, bad-names, bad-model-index, too-many-metrics."""
@@ -50,6 +58,9 @@ names = args[2:] or ['neoverse-n3']
 CPUS = list(range(ncpus))
 IDLE = 2          # no interval published yet
 MAX = 96          # N3T_SNAP_MAX_EVENTS, N3T_SNAP_MAX_METRICS
+# composed (variant composed): the metrics whose events do not fit together
+COMPOSED = ['frontend_bound', 'bad_speculation', 'retiring', 'ipc', 'll_cache_read_hit_ratio']
+AGES = variant in ('rotate', 'composed', 'composed-old')   # cpuN/ages, the records' group ages
 
 
 class Model:
@@ -67,6 +78,9 @@ class Model:
         self.selected = {x for i in self.default for x in self.groups[i][2]}
         self.used = [e for e in ['INST_RETIRED', 'CPU_CYCLES', 'L1D_CACHE',
                                  'L1D_CACHE_REFILL', 'STALL_SLOT'] if e in self.events]
+        # a property of the model's plan: every CPU's, system/'s, nan or not
+        self.composed = {x for x in COMPOSED if x in self.selected} \
+            if variant == 'composed' else set()
 
     def value(self, cpu, i, name):
         """fixed point (millionths) or None"""
@@ -108,7 +122,10 @@ def put(rel, text):
 
 
 def age_seq(k):
-    """rotate: the interval the k-th selected group's values come from"""
+    """rotate: the interval the k-th selected group's values come from
+    (other variants with ages: the latest)"""
+    if variant != 'rotate':
+        return 42
     return 42 - (k + 4) % 5 - 1 if k else 42
 
 
@@ -145,7 +162,8 @@ for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
         for x in ms:
             i = m.mnames.index(x)
             v = m.value(cpu if cpu is not None else 0, i, x)
-            lines.append(f'{x} {fmt_fixed(v, decimals(m.metrics[i][1]))}')
+            lines.append(f'{x} {fmt_fixed(v, decimals(m.metrics[i][1]))}'
+                         + (' composed' if x in m.composed else ''))
         put(f'{d}/{g}', '\n'.join(lines) + '\n')
     idle = cpu == IDLE
     # system/: lost slices summed over the first model's CPUs that published
@@ -157,7 +175,7 @@ for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
         f'set0_coverage {"0.00" if idle else "99.50"}\nset0_lost 0\n')
     put(f'{d}/events', ''.join(f'{e} {m.counts(cpu, e)[0]} {m.counts(cpu, e)[1]}\n'
                                for e in sorted(m.used, key=m.events.index)))
-    if variant == 'rotate':
+    if AGES:
         put(f'{d}/ages', ''.join(
             f'{m.groups[g][0]} seq 0 end_ns 0 age_ms nan\n' if idle else
             f'{m.groups[g][0]} seq {age_seq(k)} end_ns {age_end(k)} age_ms 1000\n'
@@ -183,7 +201,10 @@ if variant != 'no-snapshot':
         lines.insert(3, 'metric 0 two ipc 3 per cycle')
     names_text = ''.join(ln + '\n' for ln in lines).encode()
     hdr_size = 56
-    rec_size = 8 + 24 + 24 + 32 + 8 * 3 * MAX + 8 + (16 * 32 if variant == 'rotate' else 0)
+    # a record of the first release ends at lost_slices_total; then the
+    # group ages (rotate), then the composed bitmap
+    rec_size = 8 + 24 + 24 + 32 + 8 * 3 * MAX + 8 + (16 * 32 if AGES else 0) + \
+        (16 if variant == 'composed' else 0)
     names_off = hdr_size
     recs_off = (names_off + len(names_text) + 7) // 8 * 8
     magic = 0x5354334e if variant != 'bad-magic' else 0x12345678
@@ -223,12 +244,18 @@ if variant != 'no-snapshot':
                             k, nev, nm, 0, *valid, *counted)
         data += struct.pack(f'{order}{MAX}q', *vals) + struct.pack(f'{order}{MAX}Q', *ec) + \
             struct.pack(f'{order}{MAX}Q', *ens) + struct.pack(order + 'Q', c)
-        if variant == 'rotate':
+        if AGES:
             gseq, gend = [0] * 32, [0] * 32
             for k, g in enumerate(m.default):
                 if not idle:
                     gseq[g], gend[g] = age_seq(k), age_end(k)
             data += struct.pack(f'{order}32Q', *gseq) + struct.pack(f'{order}32Q', *gend)
+        if variant == 'composed':
+            comp = [0, 0]
+            for i, (x, _) in enumerate(m.metrics):
+                if x in m.composed:
+                    comp[i // 64] |= 1 << (i % 64)
+            data += struct.pack(order + '2Q', *comp)
     if variant == 'truncated':
         data = data[:-100]
     with open(os.path.join(root, 'snapshot'), 'wb') as f:

@@ -108,4 +108,4 @@ for m in spec['metrics'].values():
     m['events'] = [ren.get(e, e) for e in m['events']]
     m['formula'] = re.sub(r'\b[A-Z][A-Z0-9_]*\b', lambda x: ren.get(x.group(0), x.group(0)),
                           m['formula'])
-" "cpuN/events can print [0-9]* bytes, more than a page"
+" "sets, models/<model>/sets can print [0-9]* bytes, more than a page"

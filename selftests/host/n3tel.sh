@@ -118,7 +118,9 @@ t csv-parses python3 - "$out/export-csv.out" "$out/export-json.out" <<'PY'
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 d = json.load(open(sys.argv[2]))
-assert list(rows[0]) == ['scope', 'cpu', 'model', 'metric', 'value', 'unit', 'selected']
+# the columns of old, then composed (0: every value of this tree is exact)
+assert list(rows[0]) == ['scope', 'cpu', 'model', 'metric', 'value', 'unit', 'selected', 'composed']
+assert all(x['composed'] == '0' for x in rows)
 assert len(rows) == 5 * 67
 sysrows = [r for r in rows if r['scope'] == 'system']
 assert len(sysrows) == 67 and all(r['cpu'] == '' for r in sysrows)
@@ -199,6 +201,123 @@ t hetero-show sh -c "'$N3TEL' --sysfs '$out/hetero' show --group topdown_fronten
 	test \$(grep -c frontend_core_bound '$out/hetero-show.txt') = 2"
 t hetero-json sh -c "'$N3TEL' --sysfs '$out/hetero' export --format json --scope all |
 	python3 -c 'import json,sys; d=json.load(sys.stdin); assert [c[\"model\"] for c in d[\"cpus\"]] == [\"neoverse-n3\"] * 2 + [\"neoverse-v2\"] * 2 and d[\"models\"][\"neoverse-v2\"][\"slots\"] == 8 and d[\"system\"][\"model\"] == \"neoverse-n3\"'"
+
+# composed metrics (a PMU too small for their events together): marked in
+# every format, from the text files ("<metric> <value> composed") and from
+# the snapshot's composed bitmap alike; nan ones too; exact ones unmarked.
+# An older module (no word, records ending before the bitmap) reads as all
+# exact, its group ages still read.
+fx composed composed
+fx composedold composed-old
+gold show-composed "$N3TEL" --sysfs "$out/composed" show --cpu 0,2,3 --group topdown_l1 --group general --group ll_cache
+gold show-composed-system "$N3TEL" --sysfs "$out/composed" show --cpu system --group topdown_l1
+gold top-composed sh -c "'$N3TEL' --sysfs '$out/composed' top --iterations 1 | sed 's|$out/|OUT/|'"
+gold export-prometheus-composed "$N3TEL" --sysfs "$out/composed" export --format prometheus --scope all
+gold export-json-composed "$N3TEL" --sysfs "$out/composed" export --format json --scope all
+gold export-csv-composed "$N3TEL" --sysfs "$out/composed" export --format csv --scope all
+# the text files and the snapshot give the same outputs (JSON: but "source")
+same() {	# same TREE CMD...: --text and --snapshot outputs are identical
+	local tree=$1
+	shift
+	"$N3TEL" --sysfs "$tree" --text "$@" | sed 's/^{"source": "text",/{"source": "X",/' > "$out/same-text.out" &&
+	"$N3TEL" --sysfs "$tree" --snapshot "$@" | sed 's/^{"source": "snapshot",/{"source": "X",/' > "$out/same-snap.out" &&
+	test -s "$out/same-text.out" && cmp -s "$out/same-text.out" "$out/same-snap.out"
+}
+for tree in composed composedold; do
+	t $tree-text-equals-snapshot-show same "$out/$tree" show
+	t $tree-text-equals-snapshot-top same "$out/$tree" top --iterations 1
+	t $tree-text-equals-snapshot-prometheus same "$out/$tree" export --format prometheus --scope all
+	t $tree-text-equals-snapshot-json same "$out/$tree" export --format json --scope all
+	t $tree-text-equals-snapshot-csv same "$out/$tree" export --format csv --scope all
+done
+# the snapshot's bitmap alone marks (the CPUs' files without the word)
+cp -r "$out/composed" "$out/composed-bits"
+sed -i 's/ composed$//' "$out"/composed-bits/cpu*/*
+t composed-from-snapshot-bitmap sh -c "'$N3TEL' --sysfs '$out/composed' --text show --cpu 0-3 > '$out/cb-text.txt' &&
+	grep -q '~' '$out/cb-text.txt' &&
+	'$N3TEL' --sysfs '$out/composed-bits' --snapshot show --cpu 0-3 | cmp -s - '$out/cb-text.txt' &&
+	! '$N3TEL' --sysfs '$out/composed-bits' --text show --cpu 0-3 | grep -q '~'"
+t composed-prometheus-labels python3 - "$out/export-prometheus-composed.out" <<'PY'
+import re, sys
+prom = open(sys.argv[1]).read()
+composed = {'frontend_bound_ratio', 'bad_speculation_ratio', 'retiring_ratio', 'ipc',
+            'll_cache_read_hit_ratio'}
+samples = re.findall(r'^n3telemetry_(\w+)\{([^}]*)\} (\S+)$', prom, re.M)
+seen = set()
+for fam, labels, value in samples:
+    if fam in composed:
+        # system and every CPU, nan ones (the idle cpu2, cpu3's hit ratio) too
+        assert labels.endswith(',composed="1"'), (fam, labels)
+        seen.add((fam, labels.split(',composed')[0]))
+    else:
+        assert 'composed' not in labels, (fam, labels)
+assert len(seen) == 5 * 5, sorted(seen)
+assert 'n3telemetry_ipc{cpu="2",model="neoverse-n3",composed="1"} NaN' in prom.split('\n')
+assert 'n3telemetry_ll_cache_read_hit_ratio{cpu="3",model="neoverse-n3",composed="1"} NaN' in prom.split('\n')
+assert 'n3telemetry_frontend_bound_ratio{model="neoverse-n3",composed="1"} 0.21370000' in prom.split('\n')
+assert 'n3telemetry_backend_bound_ratio{model="neoverse-n3"} 0.34020000' in prom.split('\n')
+PY
+t composed-promtool sh -c "promtool check metrics < '$out/export-prometheus-composed.out'"
+# JSON: "composed": true on the composed metrics, no such member on the others
+t composed-json python3 - "$out/export-json-composed.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+composed = {'frontend_bound', 'bad_speculation', 'retiring', 'ipc', 'll_cache_read_hit_ratio'}
+for v in [d['system']] + d['cpus']:
+    for name, m in v['metrics'].items():
+        if name in composed:
+            assert m['composed'] is True and list(m)[-1] == 'composed', (name, m)
+        else:
+            assert 'composed' not in m, (name, m)
+c = d['cpus']
+assert c[0]['metrics']['frontend_bound'] == {'value': 21.37, 'unit': 'percent of slots', 'selected': True, 'composed': True}
+assert c[2]['metrics']['ipc'] == {'value': None, 'unit': 'per cycle', 'selected': True, 'composed': True}
+assert c[3]['metrics']['ll_cache_read_hit_ratio'] == {'value': None, 'unit': 'per cache access', 'selected': True, 'composed': True}
+assert c[0]['metrics']['backend_bound'] == {'value': 34.02, 'unit': 'percent of slots', 'selected': True}
+PY
+t composed-csv python3 - "$out/export-csv-composed.out" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+composed = {'frontend_bound', 'bad_speculation', 'retiring', 'ipc', 'll_cache_read_hit_ratio'}
+assert list(rows[0])[-1] == 'composed' and len(rows) == 5 * 67
+for x in rows:
+    assert x['composed'] == ('1' if x['metric'] in composed else '0'), x
+r = {(x['scope'], x['cpu'], x['metric']): x for x in rows}
+assert r[('cpu', '3', 'll_cache_read_hit_ratio')]['value'] == 'nan'
+assert r[('system', '', 'frontend_bound')]['value'] == '21.37'
+PY
+# show and top: "~" before a composed value (nan too), a line saying what it means
+t composed-show-marks sh -c "grep -qx '    frontend_bound  *~21.37  percent of slots' '$out/show-composed.out' &&
+	grep -qx '    backend_bound  *34.02  percent of slots' '$out/show-composed.out' &&
+	grep -qx '    ipc  *~nan  per cycle' '$out/show-composed.out' &&
+	test \$(grep -c '^~ composed: ' '$out/show-composed.out') = 1 &&
+	! grep -q '~' '$golden/show'"
+t composed-top-marks sh -c "grep -q '^n3tel top - .*  ~composed (not exact)' '$out/top-composed.out' &&
+	grep -q '^cpu3 .*  ~40.00 .*  ~-1.25   55.00  *~79.002 ' '$out/top-composed.out' &&
+	! '$N3TEL' --sysfs '$out/good' top --iterations 1 | grep -q '~'"
+# in an 80-column terminal the wider columns still fit
+t composed-top-80-columns sh -c "script -q -e -c \"stty cols 80 rows 24; TERM=dumb '$N3TEL' --sysfs '$out/composed' top --iterations 1\" /dev/null |
+	tr -d '\r' > '$out/top-composed-80.txt' && awk 'length(\$0) > 80 { bad = 1 } END { exit bad }' '$out/top-composed-80.txt' &&
+	grep -q '^cpu0 .* ~21.37' '$out/top-composed-80.txt'"
+# an older module: nothing marked, the same values, the group ages read
+t composed-old-all-exact sh -c "'$N3TEL' --sysfs '$out/composedold' --snapshot export --format prometheus --scope all > '$out/cold.prom' &&
+	! grep -q composed '$out/cold.prom' &&
+	sed 's/,composed=\"1\"//' '$out/export-prometheus-composed.out' | cmp -s - '$out/cold.prom' &&
+	'$N3TEL' --sysfs '$out/composedold' --snapshot export --format json --scope all > '$out/cold.json' &&
+	! grep -q composed '$out/cold.json' &&
+	sed 's/, \"composed\": true//' '$out/export-json-composed.out' | cmp -s - '$out/cold.json' &&
+	'$N3TEL' --sysfs '$out/composedold' --snapshot export --format csv --scope all > '$out/cold.csv' &&
+	test \$(grep -vc ',0\$' '$out/cold.csv') = 1 && head -1 '$out/cold.csv' | grep -q ',selected,composed\$'"
+t composed-old-show sh -c "'$N3TEL' --sysfs '$out/composedold' --snapshot show --cpu 0,2,3 --group topdown_l1 --group general --group ll_cache > '$out/cold-show.txt' &&
+	sed 's/~/ /' '$golden/show-composed' | head -n -3 | cmp -s - '$out/cold-show.txt' &&
+	'$N3TEL' --sysfs '$out/composedold' --snapshot top --iterations 1 > '$out/cold-top.txt' &&
+	! grep -q '~' '$out/cold-top.txt' && grep -q ' age\$' '$out/cold-top.txt' && grep -q '^cpu1 .* 0.0s\$' '$out/cold-top.txt'"
+# a third field other than "composed", or a fourth, is malformed
+cp -r "$out/composed" "$out/composed-bad"
+sed -i 's/^ipc \(.*\) composed$/ipc \1 composite/' "$out/composed-bad/cpu1/general"
+err composed-bad-word "malformed line in .*cpu1/general: \"ipc 88.002 composite\"" "$N3TEL" --sysfs "$out/composed-bad" --text show
+sed -i 's/^ipc \(.*\) composite$/ipc \1 composed composed/' "$out/composed-bad/cpu1/general"
+err composed-extra-field "malformed line in .*cpu1/general" "$N3TEL" --sysfs "$out/composed-bad" --text export --format json
 
 # a fleet host: 192 CPUs.  The default export is system/ only, and its size
 # does not depend on the CPU count: 2 series per counted event, one per

@@ -95,27 +95,50 @@ t rules-promtool-test-models quiet sh -c "cd '$prom' && promtool test rules n3te
 t rules-promtool-test-hand quiet sh -c "cd '$prom' && promtool test rules n3telemetry.rules.test.yml"
 
 # the rules read only series n3tel exports (every golden export: one model,
-# a mixed host, per-CPU scopes), the per-event families by their pattern
-t rules-inputs python3 - "$prom/n3telemetry.rules.yml" "$top"/selftests/host/golden/export-prometheus* <<'PY'
-import re, sys
-rules = open(sys.argv[1]).read()
-prom = ''.join(open(p).read() for p in sys.argv[2:])
+# a mixed host, per-CPU scopes, composed values), the per-event families by
+# their pattern; a metric's value family (n3tel's name of a description's
+# metric) only as the marker of its composed system series, never its value
+t rules-inputs python3 - "$prom/n3telemetry.rules.yml" "$top"/selftests/host/golden/export-prometheus* -- "${specs[@]}" <<'PY'
+import json, os, re, sys
+args = sys.argv[1:]
+sep = args.index('--')
+rules = open(args[0]).read()
+prom = ''.join(open(p).read() for p in args[1:sep])
+specs = [p for p in args[sep + 1:] if os.path.exists(p)]
 recorded = set(re.findall(r'^\s*- record: (\S+)', rules, re.M))
 exported = set(re.findall(r'^# TYPE (\S+) ', prom, re.M))
-body = re.sub(r'"[^"]*"', '', ''.join(re.findall(r'^ {10}.*\n', rules, re.M)))
+# the expressions: the lines at 10 columns but the rule labels' (event, metric)
+lines = ''.join(l for l in re.findall(r'^ {10}.*\n', rules, re.M)
+                if not re.match(r' {10}(event|metric): ', l))
+body = re.sub(r'"[^"]*"', '', lines)
 names = set(re.findall(r'(?<![\w:])([a-z_]*:[a-z0-9_:]+|n3telemetry_[a-z0-9_]+)', body))
 per_event = re.compile(r'n3telemetry_event_[a-z0-9_]+?(_counted_seconds)?_total$')
+# n3tel's value family of each metric: percentages as ..._ratio
+values = set()
+for p in specs:
+    for name, m in json.load(open(p))['metrics'].items():
+        values.add('n3telemetry_' + (re.sub(r'_percentage$', '', name) + '_ratio'
+                                     if m['units'].startswith('percent') else name))
 missing = sorted(n for n in names if n not in recorded and n not in exported
-                 and not per_event.match(n))
+                 and not per_event.match(n) and n not in values)
+# a value family is read only as a marker: the system's series with composed="1"
+misread = sorted(set(f for f, m in re.findall(r'(?<![\w:"])(n3telemetry_[a-z0-9_]+)(\{[^}]*\})?', lines)
+                     if f in values and not re.fullmatch(r'\{[^}]*cpu="", composed="1"\}', m or '')))
+marks = len(re.findall(r'^\s*- record: instance_model_metric:n3telemetry_composed:group$', rules, re.M))
 # every exported event family is one the rules read
 unread = sorted(n for n in exported if per_event.match(n) and n not in names)
 needs = {'n3telemetry_slots'}
 # the model labels the rules select on are the ones the exporter writes
 labels = set(re.findall(r'^n3telemetry_slots\{[^}]*model="([^"]+)"', prom, re.M))
 sel = set(m for s in re.findall(r'model=~?"([^"]+)"', rules) for m in s.split('|'))
-if missing or unread or not needs <= exported or not labels or not labels <= sel:
+# the golden composed export's value families are among those computed
+comp = set(re.findall(r'^(n3telemetry_[a-z0-9_]+)\{[^}]*composed="1"', prom, re.M))
+if missing or unread or misread or not needs <= exported or not labels or not labels <= sel \
+        or not comp or (specs and not comp <= values) \
+        or marks != len(re.findall(r'^\s*- record: instance:', rules, re.M)):
     print('# missing:', missing, 'unread:', unread, 'needs:', sorted(needs - exported),
-          'models:', sorted(labels - sel))
+          'models:', sorted(labels - sel), 'misread:', misread, 'composed:', sorted(comp - values),
+          'markers:', marks)
     sys.exit(1)
 PY
 
@@ -152,7 +175,8 @@ def walk(o):
             walk(v)
 walk(d)
 words = {'sum', 'avg', 'min', 'max', 'rate', 'by', 'on', 'without', 'ignoring', 'group_left',
-         'group_right', 'topk', 'bottomk', 'label_values', 'round'}
+         'group_right', 'topk', 'bottomk', 'label_values', 'round', 'label_replace',
+         'label_join', 'or'}
 bad = []
 for e in exprs:
     e = re.sub(r'"[^"]*"', '', e)
@@ -165,7 +189,27 @@ for e in exprs:
 # the variables match everything with "All"
 tv = {v['name']: v for v in d['templating']['list']}
 allv = all(tv[n].get('includeAll') and tv[n].get('allValue') == '.*' for n in ('instance', 'model'))
-if bad or len(exprs) < 20 or not allv:
-    print('# unknown series:', sorted(set(bad)), 'queries:', len(exprs), 'allValue:', allv)
+# a metric's values (the rules' instance: and fleet : series, the per-CPU
+# gauges) are shown composed apart: the legend's label "shown" ends in
+# ~composed for a composed series, an aggregation keeps composed, a
+# timeseries panel draws them dashed
+value = re.compile(r'(?<![\w:])(instance:n3telemetry_|:n3telemetry_|n3telemetry_\w+_ratio\{)')
+unmarked = []
+for p in [q for q in d['panels'] if q['type'] != 'row']:
+    dashed = any(o['matcher'] == {'id': 'byRegexp', 'options': '.*~composed.*'}
+                 for o in p['fieldConfig']['overrides'])
+    for tg in p['targets']:
+        e = tg['expr']
+        if not value.search(e):
+            continue
+        aggs = re.findall(r'\b(?:sum|avg|min|max) by \(([^)]*)\)', e)
+        if ('label_replace(' not in e or '"mark", "~composed", "composed", "1")' not in e
+                or '{{shown}}' not in tg['legendFormat']
+                or any('composed' not in a for a in aggs)
+                or (p['type'] == 'timeseries' and not dashed)):
+            unmarked.append(p['title'])
+if bad or len(exprs) < 20 or not allv or unmarked:
+    print('# unknown series:', sorted(set(bad)), 'queries:', len(exprs), 'allValue:', allv,
+          'composed not shown apart:', sorted(set(unmarked)))
     sys.exit(1)
 PY

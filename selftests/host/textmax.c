@@ -172,7 +172,11 @@ static void one_model(const struct n3t_model *model)
 	}
 	printf("real model_groups %s %d\n", name, len);
 
-	/* cpuN/<group>: "metric value" per metric of the group */
+	/*
+	 * cpuN/<group>: "metric value" per metric of the group, and " composed"
+	 * after each metric that can be (on one counter without the cycle
+	 * counter every one that scales is: n3t_pack())
+	 */
 	for (g = 0; g < model->nr_groups; g++) {
 		const struct n3t_group_desc *grp = &model->groups[g];
 
@@ -181,6 +185,8 @@ static void one_model(const struct n3t_model *model)
 			const struct n3t_metric_desc *md = &model->metrics[grp->metrics[i]];
 
 			len += tlen("%s ", md->name) + value_len(n3t_unit_decimals(md->unit)) + 1;
+			if (n3t_metric_homogeneous(model, grp->metrics[i]))
+				len += tlen(" composed");
 		}
 		most = imax(most, len);
 	}

@@ -1,9 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Nothing fits: when no selected metric fits in the counters there are, a
-# write fails with ENOSPC and changes nothing, a load fails with one clear
-# line, and when others take the counters every CPU steps aside, keeping its
-# plan.  (Once a NULL dereference in the CPU online callback.)
+# When the metrics do not fit: a rejected write changes nothing; a
+# selection none of whose metrics fits the counters together is composed
+# from rates rather than refused (every table's formulas allow it), on one
+# counter even without the cycle counter, where loading was refused before
+# (it said ENOSPC, with one line); with no counter at all the load is
+# refused; and when others take the counters every CPU steps aside, keeping
+# its plan.  (Once a NULL dereference in the CPU online callback.)
 . ./lib.sh
 need_testpmu
 TPI=/sys/bus/event_source/devices/n3t_testpmu/type
@@ -11,7 +14,7 @@ state() { cat $N3T/interval_ms $N3T/groups $N3T/sets | md5sum; }
 fits_msg() { dmesg | grep -c 'no metric of the selected groups fits'; }
 
 # One programmable counter and the cycle counter: ipc (general) fits,
-# every l1d_cache metric needs two programmable counters.
+# every l1d_cache metric needs two programmable counters (composed).
 tp_setup 1 || exit 1
 expect_eq c1-programmable "programmable 1" "$(head -1 $N3T/counters)"
 before=$(state)
@@ -32,7 +35,6 @@ data() {
 	  awk '{ print $1, $2 }' $N3T/cpu1/events; } | md5sum
 }
 data0=$(data)
-expect_eq write-l1d-enospc ENOSPC "$(errno_of $N3T/groups 'l1d_cache')"
 expect_eq write-interval-erange ERANGE "$(errno_of $N3T/interval_ms '5')"
 expect_eq write-groups-einval EINVAL "$(errno_of $N3T/groups 'nosuchgroup')"
 expect_eq write-unchanged "$before" "$(state)"
@@ -51,6 +53,15 @@ expect_eq write-same-unchanged "$before" "$(state)"
 scripted_slices 1 1 "$VEC_A"
 expect_eq write-interval-continues $((seq0 + 1)) "$(value $N3T/cpu1/status seq)"
 expect_eq write-interval-values "1.800" "$(value $N3T/cpu1/general ipc)"
+# l1d_cache, none of whose metrics fits: composed, each rate beside CPU_CYCLES
+expect_eq write-l1d-composed OK "$(errno_of $N3T/groups 'l1d_cache')"
+expect_eq l1d-sets "set0 L1D_CACHE_REFILL CPU_CYCLES
+set1 INST_RETIRED CPU_CYCLES
+set2 L1D_CACHE CPU_CYCLES" "$(cat $N3T/sets)"
+NSETS=3
+advance_interval -1
+expect_eq l1d-marked "l1d_cache_mpki composed
+l1d_cache_miss_ratio composed" "$(awk '{ print $1, $3 }' $N3T/cpu1/l1d_cache)"
 expect_eq write-all-ok OK "$(errno_of $N3T/groups 'all')"
 NSETS=$(wc -l < $N3T/sets)
 check all-has-sets test "$NSETS" -gt 0
@@ -58,14 +69,16 @@ advance_interval -1
 check still-collects test "$(value $N3T/cpu1/status seq)" -ge 1
 tp_teardown
 
-# Loading when nothing fits: a clean refusal, one line, nothing left loaded.
+# One counter without the cycle counter, where loading was refused: loaded,
+# no line logged, every metric composed from rates per second of counting.
 insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters=1 cycle_counter=0
 n0=$(fits_msg)
-check load-refused fails n3t_load force=1 pmu_type="$(cat $TPI)"
-# one line per init attempt (busybox insmod tries finit_module, then init_module)
-check load-logged test "$(fits_msg)" -gt "$n0" -a "$(fits_msg)" -le $((n0 + 2))
-check not-loaded test ! -d $N3T
-check load-group-refused fails n3t_load force=1 pmu_type="$(cat $TPI)" groups=l1d_cache
+check load-one-counter n3t_load force=1 pmu_type="$(cat $TPI)" groups=general
+expect_eq load-not-logged "$n0" "$(fits_msg)"
+expect_eq one-counter-sets "set0 INST_RETIRED
+set1 CPU_CYCLES" "$(cat $N3T/sets)"
+expect_eq one-counter-ipc-composed composed "$(awk '$1 == "ipc" { print $3 }' $N3T/cpu1/general)"
+n3t_unload
 rmmod n3t_testpmu
 
 # No counters at all: refused with the probe's message.

@@ -9,6 +9,11 @@ instance: and fleet : series, computed from each host's system aggregate)
 and, for the per-CPU heatmaps, the per-CPU gauges n3tel exports with
 --scope cpu or --scope all.  Variables: datasource, instance and model
 (multi-select, "All" matches every value), and topn for the fleet rankings.
+A composed series (composed="1": the host's PMU cannot count the metric's
+events together) is shown apart: its legend ends in "~composed" (every
+query adds a label "shown", its legend's labels and then "~composed" for a
+composed series), its line is dashed and stacks apart, and no panel
+averages or sums it with exact ones.
 Python 3 standard library only; selftests/host/rules.sh checks that the
 committed file is what this script makes and that every query reads only
 series the exporter or the rules produce."""
@@ -21,6 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import generated  # noqa: E402  (how the generators write their files)
 
 DS = {'type': 'prometheus', 'uid': '${datasource}'}
+MARK = '~composed'	# ends the legend of a composed series
 INST = 'instance=~"$instance", model=~"$model"'
 FLEET = 'model=~"$model"'
 
@@ -62,7 +68,7 @@ class Board:
     # every panel says what its numbers are: a Grafana unit id, or
     # 'suffix:TEXT' for the metrics Grafana has no unit for
     def panel(self, kind, title, targets, unit, w=12, h=8, desc=None, stack=False,
-              extra=None):
+              extra=None, composed=True):
         if self.x + w > 24:
             self.newline()
         self.id += 1
@@ -78,6 +84,14 @@ class Board:
             p['fieldConfig']['defaults']['custom'] = {'stacking': {'mode': 'normal'},
                                                       'fillOpacity': 60}
             p['fieldConfig']['defaults']['max'] = 1
+        if composed and kind == 'timeseries':
+            # composed series: dashed, and stacked apart from exact ones
+            props = [{'id': 'custom.lineStyle', 'value': {'fill': 'dash', 'dash': [10, 10]}}]
+            if stack:
+                props.append({'id': 'custom.stacking',
+                              'value': {'mode': 'normal', 'group': 'composed'}})
+            p['fieldConfig']['overrides'].append(
+                {'matcher': {'id': 'byRegexp', 'options': f'.*{MARK}.*'}, 'properties': props})
         if extra:
             for k, v in extra.items():
                 p[k] = v
@@ -98,16 +112,26 @@ def t(expr, legend):
     return {'expr': expr, 'legendFormat': legend}
 
 
+def marked(expr, *labels):
+    """expr's series with the label shown: the values of labels, then MARK
+    for a composed one (Grafana prints a label a series lacks by its name,
+    so the legend uses shown, which every series has)."""
+    mark = f'label_replace({expr}, "mark", "{MARK}", "composed", "1")'
+    return 'label_join(' + mark + ', "shown", " ", ' + \
+        ', '.join(f'"{x}"' for x in labels + ('mark',)) + ')'
+
+
 def fleet(series, names):
-    """The fleet (:) series of each metric name, one line per model;
-    series is plain or ratio."""
-    return [t(series(':', n, FLEET), f'{n} {{{{model}}}}') for n in names]
+    """The fleet (:) series of each metric name, one line per model (and
+    one more where hosts compose it); series is plain or ratio."""
+    return [t(marked(series(':', n, FLEET), 'model'), f'{n} {{{{shown}}}}') for n in names]
 
 
 def heatmap(b, name, title):
     b.panel('heatmap', title,
-            [dict(t(f'n3telemetry_{name}_ratio{{instance=~"$instance", model=~"$model", cpu!=""}}',
-                    '{{instance}} cpu{{cpu}}'), format='time_series')],
+            [dict(t(marked(f'n3telemetry_{name}_ratio{{instance=~"$instance", model=~"$model", '
+                           f'cpu!=""}}', 'cpu'),
+                    '{{instance}} cpu{{shown}}'), format='time_series')],
             w=12, h=9, unit='percentunit',
             desc='One row per CPU: needs per-CPU series on the hosts '
                  '(n3tel textfile --scope all).',
@@ -120,42 +144,51 @@ def build():
     b = Board()
     b.row('Fleet')
     b.panel('timeseries', 'Fleet topdown level 1',
-            [t(ratio(':', n, FLEET), f'{label} {{{{model}}}}') for n, label in L1],
-            unit='percentunit', stack=True)
+            [t(marked(ratio(':', n, FLEET), 'model'), f'{label} {{{{shown}}}}')
+             for n, label in L1],
+            unit='percentunit', stack=True,
+            desc=f'Per model; hosts that compose a metric (not exact) in series of '
+                 f'their own, {MARK}, dashed and stacked apart.')
     b.panel('timeseries', 'IPC: fleet and hosts',
-            [t(plain(':', 'ipc', FLEET), 'fleet {{model}}'),
-             t(plain('instance:', 'ipc', INST), '{{instance}}')], unit=IPC)
+            [t(marked(plain(':', 'ipc', FLEET), 'model'), 'fleet {{shown}}'),
+             t(marked(plain('instance:', 'ipc', INST), 'instance'), '{{shown}}')], unit=IPC)
     b.panel('bargauge', 'Top $topn hosts: backend bound',
-            [dict(t(f'topk($topn, {ratio("instance:", "backend_bound", INST)})',
-                    '{{instance}}'), instant=True)], w=8, unit='percentunit')
+            [dict(t(marked(f'topk($topn, {ratio("instance:", "backend_bound", INST)})',
+                           'instance'), '{{shown}}'), instant=True)], w=8, unit='percentunit')
     b.panel('bargauge', 'Top $topn hosts: frontend bound',
-            [dict(t(f'topk($topn, {ratio("instance:", "frontend_bound", INST)})',
-                    '{{instance}}'), instant=True)], w=8, unit='percentunit')
+            [dict(t(marked(f'topk($topn, {ratio("instance:", "frontend_bound", INST)})',
+                           'instance'), '{{shown}}'), instant=True)], w=8, unit='percentunit')
     b.panel('bargauge', 'Bottom $topn hosts: IPC',
-            [dict(t(f'bottomk($topn, {plain("instance:", "ipc", INST)})',
-                    '{{instance}}'), instant=True)], w=8, unit=IPC)
+            [dict(t(marked(f'bottomk($topn, {plain("instance:", "ipc", INST)})', 'instance'),
+                    '{{shown}}'), instant=True)], w=8, unit=IPC)
 
     b.row('Topdown level 1 by host')
     for n, label in L1:
         b.panel('timeseries', f'{label} by host',
-                [t(ratio('instance:', n, INST), '{{instance}}')], w=6, unit='percentunit')
+                [t(marked(ratio('instance:', n, INST), 'instance'), '{{shown}}')], w=6,
+                unit='percentunit')
     heatmap(b, 'backend_bound', 'Backend bound per CPU')
     heatmap(b, 'frontend_bound', 'Frontend bound per CPU')
 
     b.row('Topdown level 2 (drill down: pick hosts above)')
     b.panel('timeseries', 'Frontend bound, broken down',
-            [t(f'avg by (model) ({ratio("instance:", n, INST)})', n) for n in FRONTEND],
-            unit='percentunit', desc='Mean over the selected hosts. Neoverse N3 only.')
+            [t(marked(f'avg by (model, composed) ({ratio("instance:", n, INST)})', 'model'),
+               f'{n} {{{{shown}}}}') for n in FRONTEND],
+            unit='percentunit', desc='Mean over the selected hosts, the hosts that compose '
+                                     'a metric apart. Neoverse N3 only.')
     b.panel('timeseries', 'Backend bound, broken down',
-            [t(f'avg by (model) ({ratio("instance:", n, INST)})', n) for n in BACKEND],
-            unit='percentunit', desc='Mean over the selected hosts. Neoverse N3 only.')
+            [t(marked(f'avg by (model, composed) ({ratio("instance:", n, INST)})', 'model'),
+               f'{n} {{{{shown}}}}') for n in BACKEND],
+            unit='percentunit', desc='Mean over the selected hosts, the hosts that compose '
+                                     'a metric apart. Neoverse N3 only.')
 
     b.row('Caches, TLBs, branches')
     b.panel('timeseries', 'Cache MPKI (fleet)', fleet(plain, CACHE_MPKI), w=8, unit=MPKI)
     b.panel('timeseries', 'Cache miss ratios (fleet)', fleet(ratio, CACHE_MISS), w=8,
             unit='percentunit')
     b.panel('timeseries', 'Cache MPKI by host',
-            [t(plain('instance:', n, INST), f'{{{{instance}}}} {n}') for n in CACHE_MPKI[1:]],
+            [t(marked(plain('instance:', n, INST), 'instance'), f'{n} {{{{shown}}}}')
+             for n in CACHE_MPKI[1:]],
             w=8, unit=MPKI)
     b.panel('timeseries', 'TLB MPKI (fleet)', fleet(plain, TLB_MPKI), w=8, unit=MPKI)
     b.panel('timeseries', 'TLB walk and miss ratios (fleet)', fleet(ratio, TLB_MISS), w=8,
@@ -180,6 +213,13 @@ def build():
     b.panel('timeseries', 'Lost slices per second',
             [t(f'sum by (instance) (rate(n3telemetry_lost_slices_total{{{INST}, cpu=""}}[5m]))',
                '{{instance}}')], w=8, unit='suffix: slices/s')
+    mark = 'instance_model_metric:n3telemetry_composed:group'
+    b.panel('timeseries', 'Composed metrics per host (not exact: PMU too small)',
+            [t(f'sum by (instance) ({mark}{{{INST}, composed="1"}})\n'
+               f'or\n0 * sum by (instance) ({mark}{{{INST}}})', '{{instance}}')],
+            w=8, unit='suffix: metrics', composed=False,
+            desc='Metrics whose events the host\'s PMU cannot count together: it '
+                 'composes them from rates counted apart (0: every metric exact).')
 
     def var(name, query):
         return {'name': name, 'type': 'query', 'datasource': DS, 'query': query,
@@ -190,7 +230,7 @@ def build():
         'title': 'n3telemetry: Neoverse topdown',
         'uid': 'n3telemetry',
         'schemaVersion': 39,
-        'version': 3,
+        'version': 4,
         'time': {'from': 'now-6h', 'to': 'now'},
         'refresh': '1m',
         'tags': ['n3telemetry', 'arm', 'topdown'],

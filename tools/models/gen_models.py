@@ -327,6 +327,8 @@ def load(path):
 PAGE_BYTES = 4096
 VALUE_BUF = 24		# engine.h N3T_VALUE_BUF: a formatted value or age
 MAX_CORE_TYPES = 4		# config.h N3T_MAX_CORE_TYPES: core types at once
+MAX_SETS = 64			# engine.h N3T_MAX_SETS: sets of one plan
+COMPOSED = ' composed'		# sysfs.c: after a composed metric's value
 U64 = '1' * 20		# %llu: 18446744073709551615
 # system/events: 128-bit sums of the CPUs' 64-bit counts; those of up to
 # SUM_CPUS CPUs have 22 digits at most (sysfs.c refuses a longer text)
@@ -350,14 +352,15 @@ TEXT_FILES = [
     ('model_metrics', 'MODEL_METRICS', 'models/<model>/metrics', 'every metric'),
     ('model_groups', 'MODEL_GROUPS', 'models/<model>/groups', 'every group'),
     ('sets', 'SETS', 'sets, models/<model>/sets',
-     "a set per metric, with its metrics' events"),
+     "a set per metric and per rate, with its metrics' and rates' events"),
     ('group', 'GROUP_FILE', 'cpuN/<group>, system/<group>',
-     'the largest group, every value the widest'),
+     'the largest group, every value the widest and composed'),
     ('events', 'EVENTS', 'cpuN/events', 'every event, 20-digit counts'),
     ('system_events', 'SYSTEM_EVENTS', 'system/events',
      f'every event, the sums of {SUM_CPUS} CPUs ({len(SUM)} digits)'),
     ('ages', 'AGES', 'cpuN/ages, system/ages', 'every group selected'),
-    ('status', 'STATUS', 'cpuN/status, system/status', 'a set per metric'),
+    ('status', 'STATUS', 'cpuN/status, system/status',
+     'a set per metric and per rate, N3T_MAX_SETS at most'),
     ('dir_cpu_model', 'DIR_CPU_MODEL', 'cpuN/cpu_model, system/cpu_model',
      'the longest name'),
     ('group_list', 'GROUP_LIST', 'groups, available_groups',
@@ -381,19 +384,25 @@ def text_bounds(mdl):
     events = [e for e, _ in mdl['events']]
     names = [m['name'] for m in mdl['metrics']]
     groups = mdl['groups']
-    # every set holds one metric at least, and each metric is in one set
-    # (engine.c n3t_pack()): at most a set per metric, whose events are
-    # among its metrics' events
-    nr_sets = len(names)
+    # every set holds a metric or the rate of an event of a composed one
+    # (with CPU_CYCLES, its base), and each metric is in one set or composed
+    # (engine.c n3t_pack()): at most a set per metric and one per event, and
+    # N3T_MAX_SETS, whose events are among their metrics' and rates' events
+    nr_sets = min(MAX_SETS, len(names) + len(events))
     b = {}
     b['model_events'] = sum(len(f'{e} 0x{0xffff:04x}\n') for e in events)
     b['model_metrics'] = sum(len(f'{m["name"]} {6} {UNITS[m["unit"]]}\n')
                              for m in mdl['metrics'])
     b['model_groups'] = sum(len(f'{f} {g}' + ''.join(f' {names[i]}' for i in ms) + '\n')
                             for f, g, ms in groups)
-    b['sets'] = sum(len(f'set{s}\n') for s in range(nr_sets)) + \
-        sum(len(f' {e}') for m in mdl['metrics'] for e in metric_events(m))
-    b['group'] = max(sum(len(f'{names[i]} {VALUE}\n') for i in ms) for _, _, ms in groups)
+    # a set names CPU_CYCLES once at most; every other event it names is
+    # one a metric placed there or a rate counted there added
+    b['sets'] = sum(len(f'set{s} CPU_CYCLES\n') for s in range(nr_sets)) + \
+        sum(len(f' {e}') for m in mdl['metrics'] for e in metric_events(m)
+            if e != 'CPU_CYCLES') + \
+        sum(len(f' {e}') for e in events)
+    b['group'] = max(sum(len(f'{names[i]} {VALUE}{COMPOSED}\n') for i in ms)
+                     for _, _, ms in groups)
     b['events'] = sum(len(f'{e} {U64} {U64}\n') for e in events)
     b['system_events'] = sum(len(f'{e} {SUM} {SUM}\n') for e in events)
     b['ages'] = sum(len(f'{f} seq {U64} end_ns {U64} age_ms {VALUE}\n') for f, _, _ in groups)
@@ -549,7 +558,7 @@ def emit_header(models, out):
         w(f'extern const struct n3t_model n3t_{m["ident"]};\n')
     w('\n/*\n * The longest text each sysfs file can print for any of the tables, in\n')
     w(' * bytes: 20 digits for a u64, 10 for a u32, N3T_VALUE_BUF - 1 characters\n')
-    w(' * for a value or an age, at most one set per metric.  sysfs.c checks each\n')
+    w(' * for a value or an age, at most a set per metric and per rate.  sysfs.c checks each\n')
     w(' * against show()\'s page (static_assert), and the limits the bounds assume\n')
     if OVER_PAGE:
         w(' * against its own.  N3T_TEXT_MAX: the longest of the files that fit, all\n')
@@ -558,6 +567,7 @@ def emit_header(models, out):
         w(' * against its own.  N3T_TEXT_MAX: the longest of them.\n */\n')
     w(f'#define N3T_TEXT_VALUE_BUF\t{VALUE_BUF}\t/* N3T_VALUE_BUF */\n')
     w(f'#define N3T_TEXT_CORE_TYPES\t{MAX_CORE_TYPES}\t/* N3T_MAX_CORE_TYPES */\n')
+    w(f'#define N3T_TEXT_PLAN_SETS\t{MAX_SETS}\t/* N3T_MAX_SETS */\n')
     w(f'#define N3T_TEXT_SUM_CPUS\t{SUM_CPUS}\t/* system/events: CPUs whose sums fit */\n')
     rows = text_table(models)
     for key, n, where in rows:

@@ -104,7 +104,9 @@ static void json_groups(const struct model *md)
 /*
  * A view as JSON.  Metrics keep the module's units (percentages 0..100):
  * {"value": 21.37 or null when undefined, "unit": ..., "selected": whether
- * the module collects it (its group is selected)}.
+ * the module collects it (its group is selected)}, and "composed": true
+ * after "selected" when the value is composed (not exact: its events
+ * counted apart); an exact metric has no "composed" member.
  */
 static void json_view(const struct tree *t, const struct view *v, const struct selection *sel)
 {
@@ -124,9 +126,10 @@ static void json_view(const struct tree *t, const struct view *v, const struct s
 		if (!want_metric(sel, md, m))
 			continue;
 		fmt_metric(val, sizeof(val), t, v, m);
-		printf("%s\n    \"%s\": {\"value\": %s, \"unit\": \"%s\", \"selected\": %s}",
+		printf("%s\n    \"%s\": {\"value\": %s, \"unit\": \"%s\", \"selected\": %s%s}",
 		       first ? "" : ",", md->metric[m].name, strcmp(val, "nan") ? val : "null",
-		       md->metric[m].unit, md->selected[m] ? "true" : "false");
+		       md->metric[m].unit, md->selected[m] ? "true" : "false",
+		       metric_composed(t, v, m) ? ", \"composed\": true" : "");
 		first = 0;
 	}
 	printf("}");
@@ -187,14 +190,15 @@ void export_json(const struct tree *t, const struct selection *sel)
 
 /*
  * CSV, one row per scope, CPU and metric, in the module's units (like
- * JSON): scope,cpu,model,metric,value,unit,selected; cpu is empty for
- * system, value nan when undefined, selected 1 when the module collects it.
+ * JSON): scope,cpu,model,metric,value,unit,selected,composed; cpu is empty
+ * for system, value nan when undefined, selected 1 when the module collects
+ * it, composed 1 when its value is composed (not exact), else 0.
  */
 void export_csv(const struct tree *t, const struct selection *sel)
 {
 	char val[VALUE_BUF];
 
-	printf("scope,cpu,model,metric,value,unit,selected\n");
+	printf("scope,cpu,model,metric,value,unit,selected,composed\n");
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < t->nr; i++) {
 			const struct view *v = &t->v[i];
@@ -209,9 +213,9 @@ void export_csv(const struct tree *t, const struct selection *sel)
 					printf("system,,");
 				else
 					printf("cpu,%d,", v->cpu);
-				printf("%s,%s,%s,%s,%d\n", md->name, md->metric[m].name,
+				printf("%s,%s,%s,%s,%d,%d\n", md->name, md->metric[m].name,
 				       fmt_metric(val, sizeof(val), t, v, m), md->metric[m].unit,
-				       md->selected[m]);
+				       md->selected[m], metric_composed(t, v, m));
 			}
 		}
 }

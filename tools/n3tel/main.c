@@ -45,6 +45,10 @@ static void usage(FILE *f)
 		"  pause [--cpu LIST] -- COMMAND [ARG]...   free the PMU for COMMAND (e.g. perf)\n"
 		"SELECTION: [--scope system|cpu|all] [--group G]... [--metric M]... [--max-series N]\n"
 		"  (default: system/, the metrics of the module's groups, at most %d series)\n"
+		"A composed value (its events do not fit in the counters together: computed from\n"
+		"their rates counted apart, a number but not an exact one) is marked: show and top\n"
+		"print ~ before it (~21.37, ~nan); Prometheus: label composed=\"1\"; JSON:\n"
+		"\"composed\": true; CSV: composed column 1.  Exact values carry no mark.\n"
 		"PATH defaults to " DEFAULT_SYSFS "; n3tel --version prints the version.\n",
 		MAX_SERIES);
 }

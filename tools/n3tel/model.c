@@ -114,6 +114,22 @@ const char *fmt_metric(char *buf, size_t n, const struct tree *t,
 	return fmt_fixed(buf, n, md->metric[m].decimals, v->value[m], v->have && v->valid[m]);
 }
 
+bool metric_composed(const struct tree *t, const struct view *v, int m)
+{
+	return view_model(t, v) && m >= 0 && v->composed[m];
+}
+
+const char *fmt_metric_marked(char *buf, size_t n, const struct tree *t,
+			      const struct view *v, int m)
+{
+	char val[VALUE_BUF];
+
+	if (!metric_composed(t, v, m))
+		return fmt_metric(buf, n, t, v, m);
+	snprintf(buf, n, COMPOSED_MARK "%s", fmt_metric(val, sizeof(val), t, v, m));
+	return buf;
+}
+
 void free_tree(struct tree *t)
 {
 	free(t->v);

@@ -68,6 +68,13 @@ struct view {
 	uint64_t lost;
 	int64_t value[MAX_METRICS];
 	bool valid[MAX_METRICS];
+	/*
+	 * composed, not exact: the metric's events do not fit in the counters
+	 * together, so the module evaluated it from each event's rate counted
+	 * apart (a number, or nan, but never an exact one).  A property of the
+	 * model's plan, set whether the value is valid or not.
+	 */
+	bool composed[MAX_METRICS];
 	bool have_ages;			/* group_seq, group_end_ns known (ages file) */
 	uint64_t group_seq[MAX_GROUPS];	/* the interval a group's values come from, 0: none yet */
 	uint64_t group_end_ns[MAX_GROUPS];
@@ -107,5 +114,14 @@ int group_by_name(const struct model *md, const char *name);
 const struct model *view_model(const struct tree *t, const struct view *v);
 /* metric @m of a view as the module prints it; "-" without model or metric */
 const char *fmt_metric(char *buf, size_t n, const struct tree *t, const struct view *v, int m);
+/* whether metric @m of a view is composed (false without model or metric) */
+bool metric_composed(const struct tree *t, const struct view *v, int m);
+/*
+ * For people (show, top): fmt_metric() with COMPOSED_MARK before a composed
+ * value ("~21.37", "~nan")
+ */
+#define COMPOSED_MARK	"~"
+const char *fmt_metric_marked(char *buf, size_t n, const struct tree *t, const struct view *v,
+			      int m);
 
 #endif

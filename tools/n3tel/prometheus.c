@@ -90,12 +90,23 @@ static const struct view *view_at(const struct tree *t, int i)
 	return i ? &t->v[i - 1] : &t->v[t->nr - 1];
 }
 
-static void prom_labels(FILE *o, const struct tree *t, const struct view *v)
+/*
+ * A view's labels; a composed metric's sample has composed="1" too (an
+ * exact one has no such label, so its series is the same as before)
+ */
+static void prom_labels_composed(FILE *o, const struct tree *t, const struct view *v,
+				 bool composed)
 {
 	if (v->cpu >= 0)
-		fprintf(o, "{cpu=\"%d\",model=\"%s\"} ", v->cpu, t->model[v->model].name);
+		fprintf(o, "{cpu=\"%d\",model=\"%s\"", v->cpu, t->model[v->model].name);
 	else
-		fprintf(o, "{model=\"%s\"} ", t->model[v->model].name);
+		fprintf(o, "{model=\"%s\"", t->model[v->model].name);
+	fprintf(o, "%s} ", composed ? ",composed=\"1\"" : "");
+}
+
+static void prom_labels(FILE *o, const struct tree *t, const struct view *v)
+{
+	prom_labels_composed(o, t, v, false);
 }
 
 static void prom_family(FILE *o, const char *name, const char *type, const char *help)
@@ -162,7 +173,9 @@ static void prom_cpus(FILE *o, const struct tree *t)
 /*
  * One scrape as Prometheus text.  System series (system/: the first core
  * type, cumulative totals) carry a model label, per-CPU series cpu and
- * model; both share a family.  See Documentation/n3telemetry.rst.
+ * model; both share a family.  A composed metric's sample has composed="1"
+ * as well, whatever its value (NaN too); an exact one has no composed label.
+ * See Documentation/n3telemetry.rst.
  */
 static void export_prom(FILE *o, const struct tree *t, const struct selection *sel)
 {
@@ -251,7 +264,7 @@ static void export_prom(FILE *o, const struct tree *t, const struct selection *s
 				head = true;
 			}
 			fprintf(o, "%s", name);
-			prom_labels(o, t, v);
+			prom_labels_composed(o, t, v, metric_composed(t, v, m));
 			if (v->have && v->valid[m])
 				put_fixed(o, v->value[m], is_percent(&md->metric[m]) ? 8 : 6);
 			else

@@ -213,13 +213,19 @@ static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool 
 		if (!s)
 			return false;
 		while ((line = next_line(&p))) {
-			char name[64], val[64], extra;
-			int m;
+			char name[64], val[64], mark[64], extra;
+			int m, n;
 
-			if (sscanf(line, "%63s %63s %c", name, val, &extra) != 2 ||
+			/*
+			 * "<metric> <value>", or "<metric> <value> composed":
+			 * a value from rates counted apart, not exact
+			 */
+			n = sscanf(line, "%63s %63s %63s %c", name, val, mark, &extra);
+			if ((n != 2 && (n != 3 || strcmp(mark, "composed"))) ||
 			    (m = metric_by_name(md, name)) < 0 ||
 			    !parse_value(val, &v->value[m], &v->valid[m]))
 				die("malformed line in %s/%s: \"%s\"", t->root, rel, line);
+			v->composed[m] = n == 3;
 		}
 		free(s);
 	}

@@ -2,9 +2,10 @@
 /*
  * n3tel show: the metrics of the CPUs of --cpu (or system/) as a
  * table, topdown level 1 as a tree, each group's age when it is older than
- * the latest interval.
+ * the latest interval, a composed value marked with a ~ (explained in a
+ * last line).
  *
- * Calls the model (model.h: load(), lookups, fmt_metric()) and util.h;
+ * Calls the model (model.h: load(), lookups, fmt_metric_marked()) and util.h;
  * main.c calls it.
  */
 #include <inttypes.h>
@@ -48,13 +49,18 @@ static void check_cpus_exist(const struct cpu_list *l, const struct tree *t)
 	}
 }
 
+/* whether show printed a composed value: a last line says what ~ means */
+static bool shown_composed;
+
 static void show_metric(const struct tree *t, const struct view *v, int m, int indent)
 {
 	const struct model *md = view_model(t, v);
 	char val[VALUE_BUF];
 
+	/* a composed value is marked: "~7.50", "~nan" */
 	printf("%*s%-*s %10s  %s\n", indent, "", 36 - indent, md->metric[m].name,
-	       fmt_metric(val, sizeof(val), t, v, m), md->metric[m].unit);
+	       fmt_metric_marked(val, sizeof(val), t, v, m), md->metric[m].unit);
+	shown_composed |= metric_composed(t, v, m);
 }
 
 /*
@@ -186,6 +192,10 @@ void show(struct tree *t, enum source src, const char *cpus, const char *const *
 			putchar('\n');
 		show_view(t, &t->v[i], t->v[i].model >= 0 ? groups[t->v[i].model] : 0);
 	}
+	if (shown_composed)
+		printf("\n%s composed: its events do not fit in the counters together; the value\n"
+		       "  comes from each event's rate counted apart, a number but not an exact one\n",
+		       COMPOSED_MARK);
 	free(cl.lo);
 	free(cl.hi);
 }

@@ -233,6 +233,15 @@ next:
 	return NULL;
 }
 
+/*
+ * Whether a record of @record_size bytes has @field: fields appended in a
+ * later version (lost_slices_total, the group ages, composed) are not in
+ * an older module's records
+ */
+#define REC_HAS(record_size, field) \
+	((record_size) >= offsetof(struct n3t_snapshot_record, field) + \
+			  sizeof(((struct n3t_snapshot_record *)NULL)->field))
+
 static uint32_t bswap32(uint32_t x)
 {
 	return __builtin_bswap32(x);
@@ -329,7 +338,8 @@ int load_snapshot(struct tree *t)
 		const struct model *md;
 
 		v->cpu = r->cpu;
-		v->lost = h->record_size >= sizeof(*r) ? r->lost_slices_total : r->lost_slices;
+		v->lost = REC_HAS(h->record_size, lost_slices_total) ? r->lost_slices_total :
+								       r->lost_slices;
 		v->model = -1;
 		if (r->model == ~0U)
 			continue;	/* a CPU without tables: nothing collected */
@@ -351,7 +361,7 @@ int load_snapshot(struct tree *t)
 		v->end_ns = r->end_ns;
 		v->interval_ns = r->interval_ns;
 		/* an older module's record ends before the group ages */
-		v->have_ages = h->record_size >= sizeof(*r);
+		v->have_ages = REC_HAS(h->record_size, group_end_ns);
 		for (int g = 0; v->have_ages && g < md->nr_groups && g < N3T_SNAP_MAX_GROUPS; g++) {
 			v->group_seq[g] = r->group_seq[g];
 			v->group_end_ns[g] = r->group_end_ns[g];
@@ -359,6 +369,9 @@ int load_snapshot(struct tree *t)
 		for (int m = 0; m < md->nr_metrics; m++) {
 			v->valid[m] = v->have && (r->valid[m / 64] >> (m % 64) & 1);
 			v->value[m] = r->value[m];
+			/* an older module's record ends before composed: all exact */
+			v->composed[m] = REC_HAS(h->record_size, composed) &&
+					 (r->composed[m / 64] >> (m % 64) & 1);
 		}
 		v->have_events = true;
 		for (int e = 0; e < md->nr_events; e++) {

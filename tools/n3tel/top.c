@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * n3tel top: a live view, one row per CPU (and system/) with the
- * topdown level 1 bar and the key metrics, sorted as --sort says, redrawn
- * every interval and when the terminal is resized; as wide and tall as
- * the terminal.
+ * topdown level 1 bar and the key metrics (a composed value marked with a
+ * ~, its column one wider, the mark said in the title), sorted as --sort
+ * says, redrawn every interval and when the terminal is resized; as wide
+ * and tall as the terminal.
  *
- * Calls the model (model.h: load(), lookups, fmt_metric(), free_tree())
+ * Calls the model (model.h: load(), lookups, fmt_metric_marked(), free_tree())
  * and util.h; main.c calls it.
  */
 #include <inttypes.h>
@@ -180,7 +181,7 @@ static void top_age(const struct tree *t, const struct view *v, int ncol)
 }
 
 static void top_row(const struct tree *t, const struct view *v, bool color, int nw, int bw,
-		    int ncol, bool ages)
+		    int ncol, const int *colw, bool ages)
 {
 	char val[VALUE_BUF], name[32];
 
@@ -193,9 +194,12 @@ static void top_row(const struct tree *t, const struct view *v, bool color, int 
 		putchar(' ');
 		bar(t, v, color, bw);
 	}
-	for (int c = 0; c < ncol; c++)
-		printf(" %*s", top_cols[c].width,
-		       fmt_metric(val, sizeof(val), t, v, vmetric(t, v, top_cols[c].metric)));
+	for (int c = 0; c < ncol; c++) {
+		int m = vmetric(t, v, top_cols[c].metric);
+
+		/* a composed value is marked ("~1.234"): its column is wider */
+		printf(" %*s", colw[c], fmt_metric_marked(val, sizeof(val), t, v, m));
+	}
 	if (ages)
 		top_age(t, v, ncol);
 	putchar('\n');
@@ -216,11 +220,13 @@ static void top_once(const char *root, enum source src, bool color)
 		{ "\033[42m", "R retiring" }, { "\033[45m", "S bad speculation" },
 		{ "\033[44m", "F frontend" }, { "\033[41m", "B backend" },
 	};
+	static const char composed_legend[] = COMPOSED_MARK "composed (not exact)";
 	struct tree t = { .root = root };
 	const struct view *sys = NULL;
 	struct row *rows;
 	int n = 0, cols, lines, nw = 6, bw = 40, ncol = NR_TOP_COLS, budget, width;
-	bool ages = false;
+	int colw[NR_TOP_COLS];
+	bool ages = false, composed = false;
 	char title[512];
 
 	term_size(&cols, &lines);
@@ -231,6 +237,15 @@ static void top_once(const char *root, enum source src, bool color)
 	/* a module with a rotating schedule tells how old values are: a column */
 	for (int i = 0; i < t.nr; i++)
 		ages |= t.v[i].have_ages;
+	/* a column with a composed value is wider by its mark ("~1.234") */
+	for (int c = 0; c < NR_TOP_COLS; c++) {
+		bool marked = false;
+
+		for (int i = 0; i < t.nr; i++)
+			marked |= metric_composed(&t, &t.v[i],
+						  vmetric(&t, &t.v[i], top_cols[c].metric));
+		colw[c] = top_cols[c].width + (marked ? (int)strlen(COMPOSED_MARK) : 0);
+	}
 	for (int i = 0; i < t.nr; i++) {
 		char name[32];
 
@@ -255,7 +270,7 @@ static void top_once(const char *root, enum source src, bool color)
 		int used = nw + 3 + (ages ? 7 : 0);
 
 		for (int c = 0; c < ncol; c++)
-			used += top_cols[c].width + 1;
+			used += colw[c] + 1;
 		if (!cols || used + 10 <= cols) {
 			if (cols && cols - used < bw)
 				bw = cols - used;
@@ -271,7 +286,10 @@ static void top_once(const char *root, enum source src, bool color)
 	}
 	width = nw + (bw ? bw + 3 : 0) + (ages ? 7 : 0);
 	for (int c = 0; c < ncol; c++)
-		width += top_cols[c].width + 1;
+		width += colw[c] + 1;
+	/* a composed value in a column shown: the title says what its ~ means */
+	for (int c = 0; c < ncol; c++)
+		composed |= colw[c] > top_cols[c].width;
 	budget = lines ? lines - 1 : -1;	/* the last line stays empty: no scrolling */
 
 	if (color)
@@ -285,6 +303,10 @@ static void top_once(const char *root, enum source src, bool color)
 		if (cols && len > cols)
 			len = cols;
 		printf("%.*s", len, title);
+		if (composed && (!cols || len + 2 + (int)strlen(composed_legend) <= cols)) {
+			printf("  %s", composed_legend);
+			len += 2 + strlen(composed_legend);
+		}
 		for (int i = 0; i < 4; i++) {
 			int w = strlen(legend[i][1]) + (color ? 4 : 2);
 
@@ -305,14 +327,14 @@ static void top_once(const char *root, enum source src, bool color)
 		if (bw)
 			printf(" %-*.*s", bw + 2, bw + 2, "topdown level 1");
 		for (int c = 0; c < ncol; c++)
-			printf(" %*s", top_cols[c].width, top_cols[c].title);
+			printf(" %*s", colw[c], top_cols[c].title);
 		if (ages)
 			printf(" %6s", "age");
 		putchar('\n');
 		budget--;
 	}
 	if (sys && budget) {
-		top_row(&t, sys, color, nw, bw, ncol, ages);
+		top_row(&t, sys, color, nw, bw, ncol, colw, ages);
 		budget--;
 	}
 	for (int i = 0; i < n && budget; i++, budget--) {
@@ -324,7 +346,7 @@ static void top_once(const char *root, enum source src, bool color)
 			printf("%.*s\n", cols ? cols : (int)sizeof(more), more);
 			break;
 		}
-		top_row(&t, rows[i].v, color, nw, bw, ncol, ages);
+		top_row(&t, rows[i].v, color, nw, bw, ncol, colw, ages);
 	}
 	fflush(stdout);
 	free(rows);

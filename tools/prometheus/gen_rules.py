@@ -25,6 +25,20 @@ Record names: percent units become 0..1 ratios named ...:ratio, so do the
 "per access" metrics whose name ends in _ratio; others keep their name
 (instance:n3telemetry_ipc, :n3telemetry_branch_mpki).
 
+Composed metrics are kept apart from exact ones.  On a PMU too small for a
+metric's events together the module composes it (each event counted apart)
+and n3tel exports its value with composed="1".  Per host and metric,
+instance_model_metric:n3telemetry_composed:group (metric: the record name)
+is 1 for every host with counts, with composed="1" where the host's system
+value of that metric carries it.  The host's result takes that label
+(exact ones have none, as before), and the fleet sums its hosts' rates by
+(model, event, composed) for each metric
+(model_metric_event:n3telemetry_events_per_counted_second:rate5m and
+model_metric:n3telemetry_slots_per_counted_second:rate5m, metric: the
+record name), so each fleet metric is one series over its exact hosts and,
+if any, one with composed="1" over the hosts that compose it; they are
+never summed together.
+
 Formulas are parsed by tools/models/formulas.py, the parser the table
 generator uses too.  The translation is checked here before anything is
 written: each rule's expression tree is evaluated with exact rationals
@@ -54,6 +68,12 @@ INST_SLOTS = 'instance_model:n3telemetry_slots:max'
 INST_SLOT_COUNT = f'instance_model:n3telemetry_slots_count:rate{WINDOW}'
 INST_SLOT_RATE = f'instance_model:n3telemetry_slots_per_counted_second:rate{WINDOW}'
 FLEET_SLOT_RATE = f'model:n3telemetry_slots_per_counted_second:rate{WINDOW}'
+# composed: per (instance, model) and record, 1, with composed="1" where the
+# host exports that metric composed; the fleet's rates per record, split by it
+COMPOSED = 'composed'
+COMPOSED_MARK = 'instance_model_metric:n3telemetry_composed:group'
+FLEET_SPLIT_RATE = f'model_metric_event:n3telemetry_events_per_counted_second:rate{WINDOW}'
+FLEET_SPLIT_SLOT_RATE = f'model_metric:n3telemetry_slots_per_counted_second:rate{WINDOW}'
 CYCLES = formulas.CYCLES
 
 
@@ -67,26 +87,53 @@ def counted_series(e):
     return f'n3telemetry_event_{e.lower()}_counted_seconds_total'
 
 
+def value_series(name, unit):
+    """The exporter's family of a metric's value (n3tel's prom_name()):
+    percentages as 0..1 ratios named ..._ratio."""
+    if unit.startswith('percent'):
+        if name.endswith('_percentage'):
+            name = name[:-len('_percentage')]
+        return f'n3telemetry_{name}_ratio'
+    return f'n3telemetry_{name}'
+
+
+def sel(models):
+    if len(models) == 1:
+        return f'model="{models[0]}"'
+    return 'model=~"' + '|'.join(models) + '"'
+
+
 class Level:
-    """One aggregation level: the rate series its formulas read."""
-    def __init__(self, name, prefix, rate, slot_rate):
+    """One aggregation level: the rate series its formulas read (the
+    fleet's: its record's own, split by composed), the labels an operation
+    between two of them ignores, and how a result is marked composed."""
+    def __init__(self, name, prefix, rate, slot_rate, split):
         self.name, self.prefix, self.rate, self.slot_rate = name, prefix, rate, slot_rate
+        self.split = split		# the rates carry the record (metric) and composed
+        self.ignoring = 'event, metric' if split else 'event'
 
-    @staticmethod
-    def sel(models):
-        if len(models) == 1:
-            return f'model="{models[0]}"'
-        return 'model=~"' + '|'.join(models) + '"'
+    def metric(self, rec):
+        return f', metric="{rec}"' if self.split else ''
 
-    def event(self, e, models):
-        return f'{self.rate}{{{self.sel(models)}, event="{e}"}}'
+    def event(self, e, models, rec):
+        return f'{self.rate}{{{sel(models)}{self.metric(rec)}, event="{e}"}}'
 
-    def slots(self, models):
-        return f'{self.slot_rate}{{{self.sel(models)}}}'
+    def slots(self, models, rec):
+        return f'{self.slot_rate}{{{sel(models)}{self.metric(rec)}}}'
+
+    def mark(self, lines, rec):
+        """The host's result takes composed="1" from its marker; the
+        fleet's rates have it already."""
+        if self.split:
+            return lines
+        return ['('] + ['  ' + ln for ln in lines] + [
+            ')',
+            f'* on (instance, model) group_left ({COMPOSED})',
+            f'  {COMPOSED_MARK}{{metric="{rec}"}}']
 
 
-LEVELS = [Level('instance', 'instance:', INST_RATE, INST_SLOT_RATE),
-          Level('fleet', ':', FLEET_RATE, FLEET_SLOT_RATE)]
+LEVELS = [Level('instance', 'instance:', INST_RATE, INST_SLOT_RATE, False),
+          Level('fleet', ':', FLEET_SPLIT_RATE, FLEET_SPLIT_SLOT_RATE, True)]
 
 
 def rates_group(events):
@@ -120,6 +167,58 @@ def rates_group(events):
     return out
 
 
+def composed_rules(order):
+    """Per record: the hosts' marker, from the exporter's value series
+    with composed="1" (every host with counts has one, composed="1" or
+    no such label); the fleet's rates of the record's events (and slots)
+    summed by composed over the hosts, as the marker says.  order: the
+    records, each with its variants (tree, models) and value series."""
+    w = WINDOW
+    out = []
+    for rec, variants, values in order:
+        models = sorted(m for _, ms in variants for m in ms)
+        evs = sorted(set().union(*(formulas.events(tree) for tree, _ in variants)))
+        slots = any(uses_slots(tree) for tree, _ in variants)
+        label = {'metric': rec}
+        src = ' or '.join(f'{v}{{{sel(models)}, cpu="", {COMPOSED}="1"}}' for v in values)
+        out.append((COMPOSED_MARK,
+                    f'group by (instance, model, {COMPOSED}) ({src})\n'
+                    f'or on (instance, model)\n'
+                    f'group by (instance, model) ({INST_COUNTED}{{{sel(models)}}})', label))
+
+        def split(series, matchers, by):
+            return (f'sum by ({by}) (\n'
+                    f'  {series}{{{matchers}}}\n'
+                    f'  * on (instance, model) group_left ({COMPOSED})\n'
+                    f'    {COMPOSED_MARK}{{metric="{rec}"}}\n'
+                    f')')
+
+        evsel = (f'event="{evs[0]}"' if len(evs) == 1 else
+                 'event=~"' + '|'.join(evs) + '"')
+        by = f'model, event, {COMPOSED}'
+        out.append((FLEET_SPLIT_RATE,
+                    split(INST_COUNT, f'{sel(models)}, {evsel}', by) + '\n/ (\n' +
+                    indent(split(INST_COUNTED, f'{sel(models)}, {evsel}', by)) +
+                    ' > 0\n)', label))
+        if slots:
+            by = f'model, {COMPOSED}'
+            out.append((FLEET_SPLIT_SLOT_RATE,
+                        split(INST_SLOT_COUNT, sel(models), by) + '\n/ (\n' +
+                        indent(split(INST_COUNTED, f'{sel(models)}, event="{CYCLES}"', by)) +
+                        ' > 0\n)', label))
+    return out
+
+
+def indent(text):
+    return '\n'.join('  ' + ln for ln in text.split('\n'))
+
+
+def uses_slots(t):
+    if t[0] == 's':
+        return True
+    return t[0] in PREC and (uses_slots(t[1]) or uses_slots(t[2]))
+
+
 # --- translation -------------------------------------------------------------------
 # (formulas.parse() makes the trees: see tools/models/formulas.py)
 
@@ -151,9 +250,10 @@ def unscale(t, k):
 PREC = {op: i + 1 for i, ops in enumerate(formulas.PRECEDENCE) for op in ops}
 
 
-def promql(t, level, models):
+def promql(t, level, models, rec):
     """PromQL text; every binary operation between two vectors ignores the
-    event label (the operands are one event's rate each)."""
+    event label (the operands are one event's rate each; the fleet's, the
+    record's metric label too, and match on composed)."""
     def vec(t):
         return t[0] in 'es' or (t[0] in PREC and (vec(t[1]) or vec(t[2])))
 
@@ -161,11 +261,11 @@ def promql(t, level, models):
         if t[0] == 'n':
             return str(t[1])
         if t[0] == 'e':
-            return level.event(t[1], models)
+            return level.event(t[1], models, rec)
         if t[0] == 's':
-            return level.slots(models)
+            return level.slots(models, rec)
         op, a, b = t
-        mod = ' ignoring (event)' if vec(a) and vec(b) else ''
+        mod = f' ignoring ({level.ignoring})' if vec(a) and vec(b) else ''
         s = f'{go(a, op, False)} {op}{mod} {go(b, op, True)}'
         if parent and (PREC[parent] > PREC[op] or right and PREC[parent] == PREC[op]
                        and not (parent == op and op in '+*')):
@@ -243,7 +343,9 @@ def translate(model, slots, name, m):
     return tree
 
 
-def load(path):
+def load(path, values=None):
+    """(model, slots, {metric: (record name, tree)}); with a dict values,
+    also {metric: the exporter's value family} into it."""
     try:
         with open(path) as f:
             spec = json.load(f)
@@ -255,6 +357,8 @@ def load(path):
             m = descs[name]
             try:
                 metrics[name] = (record_name(name, m['units']), translate(model, slots, name, m))
+                if values is not None:
+                    values[name] = value_series(name, m['units'])
             except (ValueError, ZeroDivisionError) as e:
                 raise SystemExit(f'{path}: {name}: {m["formula"]!r}: {e}')
     except (OSError, ValueError) as e:
@@ -265,7 +369,13 @@ def load(path):
 
 
 def generate(paths):
-    models = sorted((load(p) for p in paths), key=lambda x: x[0])
+    families = {}		# (model, metric): the exporter's value family
+    models = []
+    for p in paths:
+        values = {}
+        models.append(load(p, values))
+        families.update({(models[-1][0], name): v for name, v in values.items()})
+    models.sort(key=lambda x: x[0])
     names = {}
     for model, _, metrics in models:
         for name, (rec, _) in metrics.items():
@@ -274,11 +384,12 @@ def generate(paths):
     # one rule per record name; models whose translation is the same share a
     # variant (model=~"a|b"); variants are joined with "or" (their models are
     # disjoint, and promtool refuses two rules recording the same series)
-    rules = {}
+    rules, values = {}, {}
     for model, _, metrics in models:
         for name, (rec, tree) in metrics.items():
             variants = rules.setdefault(rec, {})
             variants.setdefault(repr(tree), (tree, []))[1].append(model)
+            values.setdefault(rec, set()).add(families[model, name])
     order = [(rec, sorted(rules[rec].values(), key=lambda v: v[1])) for rec in
              sorted(rules, key=lambda r: names[r])]
 
@@ -288,14 +399,15 @@ def generate(paths):
     w('# Generated by tools/prometheus/gen_rules.py from Arm\'s Neoverse telemetry\n')
     w('# descriptions (' + ', '.join(f'{m} {s} slots' for m, s, _ in models) + ').\n')
     w('# Do not edit: change the generator and regenerate.\n#\n')
-    w(generated.comment(__doc__.split('\n\n')[1:4]))
+    w(generated.comment(__doc__.split('\n\n')[1:5]))
     w('groups:\n')
     w('  - name: n3telemetry_rates\n    rules:\n')
     used = set()
     for _, _, metrics in models:
         for _, tree in metrics.values():
             used |= formulas.events(tree)
-    for rule in rates_group(used):
+    composed = composed_rules([(rec, variants, sorted(values[rec])) for rec, variants in order])
+    for rule in rates_group(used) + composed:
         rec, expr = rule[:2]
         w(f'      - record: {rec}\n        expr: |\n')
         for l in expr.split('\n'):
@@ -306,12 +418,14 @@ def generate(paths):
         w(f'  - name: n3telemetry_{level.name}\n    rules:\n')
         for rec, variants in order:
             w(f'      - record: {level.prefix}{rec}\n        expr: |\n')
+            lines = []
             for k, (tree, ms) in enumerate(variants):
-                lines = layout(promql(tree, level, ms))
+                v = layout(promql(tree, level, ms, rec))
                 if len(variants) > 1:
-                    lines = [('or ' if k else '') + '('] + ['  ' + l for l in lines] + [')']
-                for l in lines:
-                    w(f'          {l}\n')
+                    v = [('or ' if k else '') + '('] + ['  ' + l for l in v] + [')']
+                lines += v
+            for l in level.mark(lines, rec):
+                w(f'          {l}\n')
     return ''.join(out), models, order
 
 

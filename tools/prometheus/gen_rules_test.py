@@ -18,10 +18,18 @@ neoverse-n3, cpu2-3 neoverse-v2: the system aggregate is the first core
 type's, so only neoverse-n3 results), "idle" (neoverse-n3, cpu1 counted
 nothing in the window next to a busy cpu0), "allidle" (nothing counted: no
 results at all), "reset" (neoverse-n3, counters restart from 0 at 7m, as
-after a module reload).  Events count part of the time (multiplexing: 20,
-30 or 60 counted seconds a minute, per CPU and event).  Each rule is tested
-with one query listing all of its series, so a missing or extra series (N1
-has no topdown) fails too.
+after a module reload), and two neoverse-n3 hosts whose PMU composes some
+metrics: "composed" exports topdown level 1 and ipc with composed="1" (ipc's
+value NaN: the label marks whatever the value), "composed2" frontend_bound
+only, and exports backend_bound exact; "hetero" has a composed per-CPU
+series of its neoverse-v2 CPUs, which marks nothing (the rules read the
+system aggregate).  A host's result of a composed metric carries
+composed="1"; the fleet's is one series over the hosts that compute the
+metric exactly and one with composed="1" over those that compose it.
+Events count part of the time (multiplexing: 20, 30 or 60 counted seconds
+a minute, per CPU and event).  Each rule is tested with one query listing
+all of its series, so a missing or extra series (N1 has no topdown) fails
+too.
 
 The formula values come from tools/models/formulas.py's oracle(): Python's
 own evaluation of the string, not the parser the generators share."""
@@ -41,6 +49,14 @@ from formulas import oracle  # noqa: E402  (Python's own evaluation, not the par
 
 EVAL = '10m'
 ROUND = Fraction(1, 10**6)
+# the metrics each host exports composed (its system aggregate's); the
+# value series of the exact ones named here, unmarked
+COMPOSED = {'composed': ['frontend_bound', 'backend_bound', 'retiring', 'bad_speculation', 'ipc'],
+            'composed2': ['frontend_bound']}
+EXACT = {'composed2': ['backend_bound']}
+NAN = {('composed', 'ipc')}
+# per-CPU series with composed="1" (instance, cpu, model, metric): not the system's
+CPU_COMPOSED = [('hetero', 2, 'neoverse-v2', 'frontend_bound')]
 
 
 def rec(name, unit):
@@ -57,11 +73,19 @@ def load(path):
     metrics = {}
     for name, m in spec['metrics'].items():
         metrics[name] = (rec(name, m['units']), m['formula'],
-                         100 if m['units'].startswith('percent') else 1)
-    events = sorted({e for _, f, _ in metrics.values()
+                         100 if m['units'].startswith('percent') else 1,
+                         value_series(name, m['units']))
+    events = sorted({e for _, f, _, _ in metrics.values()
                      for e in re.findall(r'[A-Z][A-Z0-9_]*', f)})
     return dict(name=os.path.basename(path)[:-5], metrics=metrics, events=events,
                 slots=int(spec['product_configuration']['num_slots']))
+
+
+def value_series(name, unit):
+    """n3tel's family of a metric's value: percentages as 0..1 ratios."""
+    if unit.startswith('percent'):
+        return 'n3telemetry_' + re.sub(r'_percentage$', '', name) + '_ratio'
+    return 'n3telemetry_' + name
 
 
 def rounded(x):
@@ -81,8 +105,14 @@ def hosts(models):
                         (2, 'neoverse-v2', 'busy'), (3, 'neoverse-v2', 'busy')]),
             ('idle', [(0, 'neoverse-n3', 'busy'), (1, 'neoverse-n3', 'idle')]),
             ('allidle', [(0, 'neoverse-n3', 'idle')]),
-            ('reset', [(0, 'neoverse-n3', 'reset')])]
+            ('reset', [(0, 'neoverse-n3', 'reset')]),
+            ('composed', [(0, 'neoverse-n3', 'busy')]),
+            ('composed2', [(0, 'neoverse-n3', 'busy'), (1, 'neoverse-n3', 'busy')])]
     return out
+
+
+def composed(inst, name):
+    return name in COMPOSED.get(inst, ())
 
 
 def scenario(models, attempt):
@@ -94,6 +124,18 @@ def scenario(models, attempt):
         first = cpus[0][1]		# the system aggregate is the first core type's
         series.append((f'n3telemetry_slots{lab(instance=inst, job="node", model=first)}',
                        f'{models[first]["slots"]}+0x10'))
+        # the system's values n3tel exports: composed="1", or exact
+        for names, mark in ((COMPOSED.get(inst, ()), '1'), (EXACT.get(inst, ()), None)):
+            for name in names:
+                extra = {'composed': mark} if mark else {}
+                values = (' '.join(['NaN'] * 11) if (inst, name) in NAN else '0.5+0x10')
+                series.append((models[first]['metrics'][name][3] +
+                               lab(instance=inst, job='node', model=first, **extra), values))
+        for i, cpu, m, name in CPU_COMPOSED:
+            if i == inst:
+                series.append((models[m]['metrics'][name][3] +
+                               lab(cpu=cpu, instance=inst, job='node', model=m, composed='1'),
+                               '0.5+0x10'))
         mode = {m for _, _, m in cpus}
         per = {}			# event: [count/min, counted/min, before the window]
         for cpu, m, cmode in cpus:
@@ -124,24 +166,39 @@ def scenario(models, attempt):
 
 
 def expectations(models, sums):
-    """{record: [(labels, value)]} for instance (instance:) and fleet (:)"""
-    fleet = {}
-    for (inst, m), ev in sums.items():
-        acc = fleet.setdefault((None, m), {})
-        for e, (cnt, sec) in ev.items():
-            a = acc.setdefault(e, [0, 0])
-            a[0] += cnt
-            a[1] += sec
+    """{record: [(labels, value)]} for instance (instance:) and fleet (:);
+    the fleet's per metric, its hosts apart by whether they compose it"""
     exp = {}
-    for level, groups in (('instance:', sums), (':', fleet)):
-        for (inst, m), ev in sorted(groups.items(), key=lambda x: (x[0][0] or '', x[0][1])):
-            rates = {e: Fraction(cnt, sec) for e, (cnt, sec) in ev.items()}
-            for name, (r, formula, scale) in sorted(models[m]['metrics'].items()):
-                v = rounded(oracle(formula)(rates) / scale)
-                if v is None:
+
+    def add(level, inst, m, mark, name, ev):
+        r, formula, scale, _ = models[m]['metrics'][name]
+        rates = {e: Fraction(cnt, sec) for e, (cnt, sec) in ev.items()}
+        v = rounded(oracle(formula)(rates) / scale)
+        if v is None:
+            return False
+        labels = ((f'instance="{inst}", ' if inst else '') + f'model="{m}"' +
+                  (', composed="1"' if mark else ''))
+        exp.setdefault(level + r, []).append(('{' + labels + '}', v))
+        return True
+
+    for (inst, m), ev in sorted(sums.items()):
+        for name in sorted(models[m]['metrics']):
+            if not add('instance:', inst, m, composed(inst, name), name, ev):
+                return None
+    for m in sorted({m for _, m in sums}):
+        for name in sorted(models[m]['metrics']):
+            fleet = {}
+            for (inst, mi), ev in sums.items():
+                if mi != m:
+                    continue
+                acc = fleet.setdefault(composed(inst, name), {})
+                for e, (cnt, sec) in ev.items():
+                    a = acc.setdefault(e, [0, 0])
+                    a[0] += cnt
+                    a[1] += sec
+            for mark, ev in sorted(fleet.items()):
+                if not add(':', None, m, mark, name, ev):
                     return None
-                labels = (f'instance="{inst}", ' if inst else '') + f'model="{m}"'
-                exp.setdefault(level + r, []).append(('{' + labels + '}', v))
     return exp
 
 
@@ -189,6 +246,15 @@ def main():
         test(f'{s} != {s}', [])
         test(f'{s}{{instance="allidle"}}', [])
     test('instance:n3telemetry_frontend_bound:ratio{model="neoverse-n1"}', [])
+    # the hosts' markers: composed="1" exactly where the system's value is
+    marks = []
+    for inst, names in sorted(COMPOSED.items()):
+        for name in names:
+            r = models['neoverse-n3']['metrics'][name][0]
+            marks.append((f'{{__name__="instance_model_metric:n3telemetry_composed:group", '
+                          f'composed="1", instance="{inst}", metric="{r}", '
+                          f'model="neoverse-n3"}}', 1))
+    test('instance_model_metric:n3telemetry_composed:group{composed="1"}', sorted(marks))
     for r in sorted(exp, key=lambda r: (r.startswith(':'), r)):
         test(f'round({r}, 0.000001)', sorted(exp[r]))
     generated.output(a.out, ''.join(o))

@@ -125,6 +125,13 @@ struct n3t_snapshot_header {
  *	Both appended with the rotating schedule: a record_size that does
  *	not cover them is an older module's, whose values all come from
  *	the interval @seq.
+ * @composed: the metrics whose value, when valid, is composed rather than
+ *	exact (bitmap like @valid): their events do not fit in the counters
+ *	together, so each event's rate was counted apart, beside CPU_CYCLES
+ *	(or, on one counter without the cycle counter, per second of
+ *	counting), and the formula evaluated from the rates.  Appended with
+ *	composition: a record_size that does not cover it is an older
+ *	module's, all of whose values are exact.
  */
 struct n3t_snapshot_record {
 	__u32 cpu;
@@ -146,6 +153,7 @@ struct n3t_snapshot_record {
 	__u64 lost_slices_total;
 	__u64 group_seq[N3T_SNAP_MAX_GROUPS];
 	__u64 group_end_ns[N3T_SNAP_MAX_GROUPS];
+	__u64 composed[2];
 };
 
 /**
