@@ -31,9 +31,9 @@ extern const struct n3t_model n3t_generic;
 #define N3T_TEXT_MAX_MODEL_METRICS	2532
 /* models/<model>/groups (neoverse-v3): every group */
 #define N3T_TEXT_MAX_MODEL_GROUPS	2170
-/* sets, models/<model>/sets (neoverse-v3): a set per metric and per rate, with its metrics' and rates' events */
+/* sets, models/<model>/sets (neoverse-v3): a set per metric and per rate, with their events */
 #define N3T_TEXT_MAX_SETS	4076
-/* cpuN/<group>, system/<group> (neoverse-v3): the largest group, every value the widest and composed */
+/* cpuN/<group>, system/<group> (neoverse-v3): the largest group, values the widest, composed */
 #define N3T_TEXT_MAX_GROUP_FILE	532
 /* cpuN/events (neoverse-v3): every event, 20-digit counts */
 #define N3T_TEXT_MAX_EVENTS	3799
@@ -41,7 +41,7 @@ extern const struct n3t_model n3t_generic;
 #define N3T_TEXT_MAX_SYSTEM_EVENTS	4067
 /* cpuN/ages, system/ages (neoverse-v3): every group selected */
 #define N3T_TEXT_MAX_AGES	1697
-/* cpuN/status, system/status (neoverse-v3): a set per metric and per rate, N3T_MAX_SETS at most */
+/* cpuN/status, system/status (neoverse-v3): N3T_MAX_SETS sets at most */
 #define N3T_TEXT_MAX_STATUS	3726
 /* cpuN/cpu_model, system/cpu_model (neoverse-n2-r0p3): the longest name */
 #define N3T_TEXT_MAX_DIR_CPU_MODEL	17
