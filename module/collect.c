@@ -590,6 +590,26 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 		bitmap_and(counted, plan->set[s].events, pc->dom->usable, N3T_MAX_EVENTS);
 		bitmap_or(r->counted, r->counted, counted, N3T_MAX_EVENTS);
 	}
+	/*
+	 * The composed metrics, from every set's latest rates as they are
+	 * about to be published (the sampler's own copy: no perf call, and
+	 * outside the readers' section)
+	 */
+	if (!bitmap_empty(plan->composed, N3T_MAX_METRICS)) {
+		for (slot = 0; slot < pc->sch.nr_slots; slot++) {
+			struct n3t_cpu_set *cs;
+
+			s = n3t_sched_interval_set(&pc->sch, slot);
+			if (n3t_set_kept(pc, s))
+				continue;
+			cs = &pc->set[s];
+			pc->set_ns[s] = cs->good_ns;
+			for (i = cs->first; i < cs->first + cs->nr; i++)
+				pc->rate_delta[i] = pc->ev[i].acc;
+		}
+		n3t_eval_composed(plan, pc->rate_delta, pc->set_ns, pc->dom->usable,
+				  pc->dom->slots, pc->count_scratch, r->value, r->valid);
+	}
 
 	preempt_disable();
 	write_seqcount_begin(&pc->pub_lock);
@@ -609,14 +629,6 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 		ps->good_ns = cs->good_ns;
 		for (i = cs->first; i < cs->first + cs->nr; i++)
 			pc->pub_delta[i] = pc->ev[i].acc;
-	}
-	/* the composed metrics, from every set's latest rates (no perf call) */
-	if (!bitmap_empty(plan->composed, N3T_MAX_METRICS)) {
-		for (s = 0; s < pc->sch.nr_sets; s++)
-			pc->set_ns[s] = pc->pub_set[s].good_ns;
-		n3t_eval_composed(plan, pc->pub_delta, pc->set_ns, pc->dom->usable,
-				  pc->dom->slots, pc->count_scratch, pc->pub.value,
-				  pc->pub.valid);
 	}
 	write_seqcount_end(&pc->pub_lock);
 	preempt_enable();
@@ -662,6 +674,8 @@ static void n3t_end_interval_aside(struct n3t_cpu *pc, u64 now)
 	memset(pc->pub_delta, 0, pc->nr_ev * sizeof(*pc->pub_delta));
 	write_seqcount_end(&pc->pub_lock);
 	preempt_enable();
+	memset(pc->set_ns, 0, pc->sch.nr_sets * sizeof(*pc->set_ns));
+	memset(pc->rate_delta, 0, pc->nr_ev * sizeof(*pc->rate_delta));
 	pc->interval_start = now;
 }
 
@@ -937,7 +951,7 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 	unsigned int nr_ctr, s;
 	size_t sz = sizeof(struct n3t_cpu);
 	struct n3t_cpu *pc;
-	size_t off_set, off_ev, off_ctr, off_pub_set, off_delta, off_set_ns;
+	size_t off_set, off_ev, off_ctr, off_pub_set, off_delta, off_set_ns, off_rate;
 	DECLARE_BITMAP(all, N3T_MAX_EVENTS);
 
 	bitmap_zero(all, N3T_MAX_EVENTS);
@@ -957,6 +971,8 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 	sz += array_size(nr_ev, sizeof(u64));
 	off_set_ns = sz;
 	sz += array_size(nr_sets, sizeof(u64));
+	off_rate = sz;
+	sz += array_size(nr_ev, sizeof(u64));
 
 	pc = kvzalloc(sz, GFP_KERNEL);
 	if (!pc)
@@ -972,6 +988,7 @@ noinline struct n3t_cpu *n3t_cpu_alloc(const struct n3t_core_type *dom)
 	pc->pub_set = (void *)pc + off_pub_set;
 	pc->pub_delta = (void *)pc + off_delta;
 	pc->set_ns = (void *)pc + off_set_ns;
+	pc->rate_delta = (void *)pc + off_rate;
 	return pc;
 }
 ALLOW_ERROR_INJECTION(n3t_cpu_alloc, NULL);

@@ -515,6 +515,18 @@ static int n3t_place(struct n3t_plan *plan, const unsigned long *events,
 	return best;
 }
 
+/* A set that counts @e beside the base of its rate already, or -1. */
+static int n3t_rate_home(const struct n3t_plan *plan, unsigned int e)
+{
+	unsigned int s;
+
+	for (s = 0; s < plan->nr_sets; s++)
+		if (test_bit(e, plan->set[s].events) &&
+		    (plan->per_ns || test_bit(plan->model->cycles, plan->set[s].events)))
+			return s;
+	return -1;
+}
+
 /*
  * Compose @metric, whose events do not fit in one set: each of its events
  * counted beside the base of its rate (CPU_CYCLES, free with the cycle
@@ -539,7 +551,7 @@ static bool n3t_compose(struct n3t_plan *plan, unsigned int metric)
 	if (cyc)
 		__clear_bit(model->cycles, events);
 	for_each_set_bit(e, events, N3T_MAX_EVENTS) {
-		if (plan->rate_set[e] >= 0)
+		if (plan->rate_set[e] >= 0 || n3t_rate_home(plan, e) >= 0)
 			continue;
 		bitmap_zero(unit, N3T_MAX_EVENTS);
 		__set_bit(e, unit);
@@ -555,11 +567,8 @@ static bool n3t_compose(struct n3t_plan *plan, unsigned int metric)
 	for_each_set_bit(e, events, N3T_MAX_EVENTS) {
 		if (plan->rate_set[e] >= 0)
 			continue;
-		for (s = 0; s < plan->nr_sets; s++)
-			if (test_bit(e, plan->set[s].events) &&
-			    (!cyc || test_bit(model->cycles, plan->set[s].events)))
-				break;
-		if (s == plan->nr_sets) {	/* room checked above */
+		s = n3t_rate_home(plan, e);
+		if (s < 0) {	/* room checked above */
 			bitmap_zero(unit, N3T_MAX_EVENTS);
 			__set_bit(e, unit);
 			if (cyc)

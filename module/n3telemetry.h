@@ -209,8 +209,10 @@ struct n3t_cpu_set {
  *	interval (the sampler reads its own without @pub_lock)
  * @pub_delta: counts of each set's complete slices in its latest interval,
  *	@nr_ev entries, in the order of @ev
- * @set_ns: each set's @pub_set good_ns, the composed metrics' input
- *	(n3t_eval_composed(); sampler only)
+ * @set_ns: each set's good_ns as last published, the composed metrics'
+ *	input (n3t_eval_composed(); sampler only)
+ * @rate_delta: likewise each set's counts, a copy of @pub_delta the
+ *	sampler reads outside @pub_lock's write section (sampler only)
  * @looks: looks made while aside (statistics)
  * @asides: steps aside (statistics)
  * @create_failed: counters a rotating slice could not create (its slice
@@ -221,7 +223,8 @@ struct n3t_cpu_set {
  * @rests: rests begun (statistics)
  * @cost_ns: total time spent in the sampler
  * @cost_max_ns: longest sampler run
- * @data: storage of @set, @ev, @ctr, @pub_set, @pub_delta and @set_ns
+ * @data: storage of @set, @ev, @ctr, @pub_set, @pub_delta, @set_ns and
+ *	@rate_delta
  *
  * One allocation, sized by the plan, created and destroyed by the CPU's
  * hotplug callbacks.  Readers reach it through RCU (the per-CPU pointer
@@ -264,6 +267,7 @@ struct n3t_cpu {
 	struct n3t_pub_set *pub_set;
 	u64 *pub_delta;
 	u64 *set_ns;
+	u64 *rate_delta;
 	u64 looks;
 	u64 asides;
 	u64 create_failed;

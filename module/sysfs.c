@@ -85,6 +85,8 @@ static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
  * @nr_sets: sets in @sets
  * @nr_ev: counts in @delta
  * @events: every event of the sets in use
+ * @composed: the metrics the plan composes (copied under n3t_cfg.lock with
+ *	the plan's data: the plan may be freed once it is dropped)
  * @sets: per-set data
  * @delta: the sets' counts, set after set
  * @data: storage of @sets and @delta
@@ -103,6 +105,7 @@ struct n3t_view {
 	unsigned int nr_sets;
 	unsigned int nr_ev;
 	DECLARE_BITMAP(events, N3T_MAX_EVENTS);
+	DECLARE_BITMAP(composed, N3T_MAX_METRICS);
 	struct n3t_pub_set *sets;
 	u64 *delta;
 	u64 data[];
@@ -145,6 +148,8 @@ static struct n3t_view *n3t_view_get(int cpu)
 	v->dom = dom;
 	for (s = 0; s < nr; s++)
 		bitmap_or(v->events, v->events, plan->set[s].events, N3T_MAX_EVENTS);
+	if (plan)
+		bitmap_copy(v->composed, plan->composed, N3T_MAX_METRICS);
 	if (cpu != N3T_SYSTEM) {
 		v->state = n3t_cpu_state(cpu);
 		v->ok = plan && n3t_read_cpu(cpu, plan, &v->res, v->sets, v->delta) &&
@@ -225,7 +230,7 @@ static struct n3t_view *n3t_view_get(int cpu)
 			     v->res.valid);
 	}
 	/* the composed metrics from the rates of every CPU's counts together */
-	if (!bitmap_empty(plan->composed, N3T_MAX_METRICS)) {
+	if (plan && !bitmap_empty(plan->composed, N3T_MAX_METRICS)) {
 		for (s = 0; s < nr; s++)
 			set_ns[s] = test_bit(s, overflow) ? 0 : v->sets[s].good_ns;
 		n3t_eval_composed(plan, v->delta, set_ns, dom->usable, dom->slots, counts,
@@ -335,8 +340,7 @@ static int n3t_group_text(struct kobject *kobj, const struct attribute *attr, ch
 			   v->res.value[m], ok);
 		/* a value from rates counted apart says so (n3t_eval_composed()) */
 		len += sysfs_emit_at(buf, len, "%s %s%s\n", model->metrics[m].name, val,
-				     dom->plan && test_bit(m, dom->plan->composed) ?
-				     " composed" : "");
+				     test_bit(m, v->composed) ? " composed" : "");
 	}
 	kvfree(v);
 	return len;
@@ -454,7 +458,7 @@ static ssize_t cpu_model_dir_show(struct kobject *kobj, struct kobj_attribute *a
 			  n3t_cpu_wanted(n3t_dir_cpu(kobj)) ? "unsupported" : "isolated");
 }
 
-/* two lines per set, a set per metric at most: per-set ages are in ages */
+/* two lines per set, N3T_MAX_SETS at most: per-set ages are in ages */
 static_assert(N3T_TEXT_MAX_STATUS <= PAGE_SIZE, "cpuN/status does not fit in a page");
 static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {

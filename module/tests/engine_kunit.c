@@ -535,6 +535,56 @@ static void n3t_packer_n3_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bitmap_weight(a->unschedulable, N3T_MAX_METRICS), 2U);
 }
 
+/*
+ * N3's topdown_l1 on 1 counter + PMCCNTR, composed from per-set deltas: each
+ * event at the same rate in every set, set s counting 2^(s % 3) times as
+ * long: every composed value is the exact one of the unscaled counts (the
+ * scaled counts are 4 times them, exactly); with a rate set unmeasured,
+ * the metrics that use it are undefined.
+ */
+static void n3t_composed_test(struct kunit *test)
+{
+	const struct n3t_model *n3 = n3t_model_by_name("neoverse-n3");
+	struct n3t_plan *p = n3t_plan_alloc(test);
+	u64 *c = kunit_kcalloc(test, N3T_MAX_EVENTS, sizeof(u64), GFP_KERNEL);
+	u64 *counts = kunit_kcalloc(test, N3T_MAX_EVENTS, sizeof(u64), GFP_KERNEL);
+	u64 *delta = kunit_kcalloc(test, 2 * N3T_MAX_SETS, sizeof(u64), GFP_KERNEL);
+	s64 *v = kunit_kcalloc(test, N3T_MAX_METRICS, sizeof(s64), GFP_KERNEL);
+	DECLARE_BITMAP(valid, N3T_MAX_METRICS);
+	DECLARE_BITMAP(all, N3T_MAX_EVENTS);
+	u64 ns[N3T_MAX_SETS];
+	unsigned int s, e, i = 0, m;
+	s64 want;
+	int td;
+
+	KUNIT_ASSERT_NOT_NULL(test, n3);
+	KUNIT_ASSERT_TRUE(test, c && counts && delta && v);
+	td = n3t_group_by_name(n3, "topdown_l1", 10);
+	KUNIT_ASSERT_EQ(test, n3t_pack(n3, BIT(td), 1, true, p), 0);
+	KUNIT_ASSERT_LE(test, p->nr_sets * 2U, 2U * N3T_MAX_SETS);
+	for (e = 0; e < n3->nr_events; e++)
+		c[e] = e == n3->cycles ? 1000000000ULL : 100000007ULL * (e % 7 + 1);
+	bitmap_fill(all, N3T_MAX_EVENTS);
+	for (s = 0; s < p->nr_sets; s++) {
+		ns[s] = 1000000ULL << (s % 3);
+		for_each_set_bit(e, p->set[s].events, N3T_MAX_EVENTS)
+			delta[i++] = c[e] << (s % 3);
+	}
+	bitmap_zero(valid, N3T_MAX_METRICS);
+	n3t_eval_composed(p, delta, ns, all, n3->slots, counts, v, valid);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(valid, N3T_MAX_METRICS), 3U);
+	for_each_set_bit(m, p->composed, N3T_MAX_METRICS) {
+		KUNIT_ASSERT_TRUE(test, n3t_eval(n3, m, c, all, n3->slots, &want));
+		KUNIT_EXPECT_EQ_MSG(test, v[m], want, "%s", n3->metrics[m].name);
+	}
+	/* OP_SPEC's set unmeasured: retiring and bad_speculation undefined */
+	ns[p->rate_set[n3t_event_by_name(n3, "OP_SPEC")]] = 0;
+	n3t_eval_composed(p, delta, ns, all, n3->slots, counts, v, valid);
+	KUNIT_EXPECT_TRUE(test, test_bit(n3t_metric_by_name(n3, "frontend_bound"), valid));
+	KUNIT_EXPECT_FALSE(test, test_bit(n3t_metric_by_name(n3, "retiring"), valid));
+	KUNIT_EXPECT_FALSE(test, test_bit(n3t_metric_by_name(n3, "bad_speculation"), valid));
+}
+
 struct n3t_names {
 	const char *ev[8];
 };
@@ -626,6 +676,7 @@ static struct kunit_case n3t_engine_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(n3t_property_test, n3t_model_gen, { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM(n3t_packer_invariants_test, n3t_model_gen),
 	KUNIT_CASE(n3t_packer_n3_test),
+	KUNIT_CASE(n3t_composed_test),
 	KUNIT_CASE(n3t_packer_default_test),
 	{}
 };

@@ -208,6 +208,45 @@ static bool scales(const struct n3t_model *model, unsigned int m)
 	return known[m];
 }
 
+/*
+ * A metric a full plan leaves out: N3T_MAX_SETS sets, in none, and one of
+ * its events with no set beside CPU_CYCLES (or, per second, none at all)
+ * where its rate could be counted.
+ */
+static bool left_out(const struct n3t_plan *p, unsigned int m, const unsigned long *ev)
+{
+	bool homeless = false;
+	unsigned int e, s;
+
+	if (p->nr_sets != N3T_MAX_SETS || test_bit(m, p->composed) || p->metric_set[m] != -1)
+		return false;
+	for_each_set_bit(e, ev, N3T_MAX_EVENTS) {
+		bool home = false;
+
+		if (!p->per_ns && e == p->model->cycles)
+			continue;
+		for (s = 0; s < p->nr_sets; s++)
+			home |= test_bit(e, p->set[s].events) &&
+				(p->per_ns || test_bit(p->model->cycles, p->set[s].events));
+		homeless |= !home;
+	}
+	return homeless;
+}
+
+/* Whether a set the packer may still add to (not the first group's) has room for @ev. */
+static bool fits_a_set(const struct n3t_plan *p, const unsigned long *ev)
+{
+	DECLARE_BITMAP(merged, N3T_MAX_EVENTS);
+
+	for (unsigned int s = p->nr_every; s < p->nr_sets; s++) {
+		bitmap_or(merged, p->set[s].events, ev, N3T_MAX_EVENTS);
+		if (bitmap_weight(merged, N3T_MAX_EVENTS) -
+		    (p->cycle_counter && test_bit(p->model->cycles, merged)) <= p->capacity)
+			return true;
+	}
+	return false;
+}
+
 /* One selection at one capacity: returns the number of violations. */
 static int check_plan(const struct n3t_model *model, u32 groups, unsigned int cap, bool cyc)
 {
@@ -256,9 +295,8 @@ static int check_plan(const struct n3t_model *model, u32 groups, unsigned int ca
 			 * its rate per second of counting)
 			 */
 			fits++;
-			/* (or, the plan full, left out) */
-			if (test_bit(m, a.unschedulable) && a.nr_sets == N3T_MAX_SETS &&
-			    !test_bit(m, a.composed) && a.metric_set[m] == -1 && !in_sets)
+			/* (or, the plan full, left out: see left_out()) */
+			if (test_bit(m, a.unschedulable) && left_out(&a, m, ev))
 				continue;
 			bad += !test_bit(m, a.composed) || test_bit(m, a.unschedulable) ||
 			       a.metric_set[m] != -1 || in_sets;
@@ -280,8 +318,8 @@ static int check_plan(const struct n3t_model *model, u32 groups, unsigned int ca
 			continue;
 		}
 		fits++;
-		if (test_bit(m, a.unschedulable) && a.nr_sets == N3T_MAX_SETS &&
-		    !test_bit(m, a.composed) && a.metric_set[m] == -1 && !in_sets)
+		if (test_bit(m, a.unschedulable) && left_out(&a, m, ev) &&
+		    !fits_a_set(&a, ev))
 			continue;
 		if (test_bit(m, a.unschedulable) || test_bit(m, a.composed) ||
 		    a.metric_set[m] < 0 ||
@@ -399,6 +437,103 @@ static int check_group_unit(const struct n3t_model *model, unsigned int g, unsig
 		if (p.metric_set[model->groups[g].metrics[i]] != 0)
 			return 1;
 	return 0;
+}
+
+/*
+ * One plan's composed metrics from per-set deltas made here: every event at
+ * the same rate in every set (the counts @c per 10^9 cycles and 10^6 ns),
+ * set s counting @k[s % 4] times as long.  With k powers of two the scaled
+ * counts are @c times the largest k exactly, so every composed value must be
+ * n3t_eval()'s of @c to the last digit; with 3 in k, within rounding (a
+ * millionth of a unit).  Then one rate set unmeasured (set_ns 0), and one
+ * whose cycles read 0: the metrics that use it undefined, the others as
+ * before.  Returns the violations.
+ */
+static int composed_case(const struct n3t_plan *p, const u64 *c, const u64 *k)
+{
+	static u64 delta[N3T_MAX_SETS * (N3T_MAX_CAPACITY + 1)], ns[N3T_MAX_SETS];
+	static u64 counts[N3T_MAX_EVENTS];
+	static s64 v[N3T_MAX_METRICS];
+	const struct n3t_model *model = p->model;
+	DECLARE_BITMAP(valid, N3T_MAX_METRICS);
+	DECLARE_BITMAP(all, N3T_MAX_EVENTS);
+	DECLARE_BITMAP(ev, N3T_MAX_EVENTS);
+	unsigned int s, e, i = 0, m;
+	bool exact = k[0] != 3 && k[1] != 3 && k[2] != 3 && k[3] != 3;
+	int bad = 0, hole = -1;
+
+	memset(all, 0xff, sizeof(all));
+	for (s = 0; s < p->nr_sets; s++) {
+		ns[s] = 1000000ULL * k[s % 4];
+		for_each_set_bit(e, p->set[s].events, N3T_MAX_EVENTS)
+			delta[i++] = c[e] * k[s % 4];
+	}
+	for (int round = 0; round < 3; round++) {
+		bitmap_zero(valid, N3T_MAX_METRICS);
+		if (round == 1) {	/* a rate set unmeasured */
+			for (e = 0; e < model->nr_events && hole < 0; e++)
+				hole = p->rate_set[e];
+			if (hole < 0)
+				break;
+			ns[hole] = 0;
+		}
+		if (round == 2) {	/* its cycles 0 (per cycle) */
+			if (p->per_ns)
+				break;
+			ns[hole] = 1000000ULL * k[hole % 4];
+			for (e = 0; e < model->nr_events; e++)
+				if (p->rate_set[e] == hole)
+					delta[p->base_pos[e]] = 0;
+		}
+		n3t_eval_composed(p, delta, ns, all, model->slots, counts, v, valid);
+		for (m = 0; m < N3T_MAX_METRICS; m++) {
+			s64 want;
+			bool ok, uses = false;
+
+			if (!test_bit(m, p->composed)) {
+				bad += test_bit(m, valid);	/* composed ones only */
+				continue;
+			}
+			bitmap_zero(ev, N3T_MAX_EVENTS);
+			n3t_metric_events(model, m, ev);
+			for_each_set_bit(e, ev, N3T_MAX_EVENTS)
+				uses |= hole >= 0 && p->rate_set[e] == hole;
+			ok = n3t_eval(model, m, c, all, model->slots, &want);
+			if (round && uses) {
+				bad += test_bit(m, valid);
+				continue;
+			}
+			if (ok != test_bit(m, valid) ||
+			    (ok && (exact ? v[m] != want : llabs(v[m] - want) > 1)))
+				bad++;
+		}
+	}
+	return bad;
+}
+
+static void check_composed(const struct n3t_model *model)
+{
+	static const u64 k2[4] = { 1, 2, 4, 8 }, k3[4] = { 1, 3, 2, 1 };
+	static struct n3t_plan p;
+	u64 c[N3T_MAX_EVENTS];
+	int bad = 0, plans = 0;
+
+	for (unsigned int e = 0; e < model->nr_events; e++)
+		c[e] = e == model->cycles ? 1000000000ULL : 1000003ULL * (e + 1) % 2999999ULL + 7;
+	for (unsigned int cap = 1; cap <= 5; cap++) {
+		for (int cyc = 0; cyc <= 1; cyc++) {
+			u32 sel[3] = { model->default_groups, N3T_ALL_GROUPS(model), BIT(0) };
+
+			for (int i = 0; i < 3; i++) {
+				if (n3t_pack(model, sel[i], cap, cyc, &p) ||
+				    bitmap_empty(p.composed, N3T_MAX_METRICS))
+					continue;
+				plans++;
+				bad += composed_case(&p, c, k2) + composed_case(&p, c, k3);
+			}
+		}
+	}
+	result(!bad && plans, "composed-values-from-rates", model->name);
 }
 
 /* Packer invariants: each group, default, all, C = 1..31, with and without PMCCNTR. */
@@ -774,6 +909,7 @@ int main(int argc, char **argv)
 		parse_checks(model);
 		eval_checks(model);
 		check_packer(model);
+		check_composed(model);
 		summary(model);
 	}
 	return failed;

@@ -8,8 +8,9 @@
 # (cores/<table>.events, from Arm's spec) and marked "composed" where they
 # do not.  With the cycle counter, or two counters or more, each event's
 # rate is counted beside CPU_CYCLES; every slice is scripted with the same
-# counts (cores/<table>.vec), so a composed value is the exact one
-# (cores/<table>.expect), per CPU and in system/.  On one counter without
+# rates (cores/<table>.vec, times 1, 2 or 4: composing scales them), so a
+# composed value is the exact one (cores/<table>.expect), per CPU and in
+# system/.  On one counter without
 # the cycle counter the base is each set's counting time: numbers, marked
 # composed (their arithmetic: engine-host-test).  The tables run four at a
 # time, one per CPU (test_models=).
@@ -72,7 +73,10 @@ load_shape() {
 }
 
 # interval CPU TAG: an interval of CPU alone, each slice given the counts
-# of the TAG line of its table's phases file, or its .vec with TAG vec
+# of the TAG line of its table's phases file, or, with TAG vec, its .vec
+# times 1, 2 or 4 in turn: the same rates in every slice, counted over
+# different cycles, so that composing scales them (to 4 times the counts,
+# exactly: the value is still the exact one)
 interval() {
 	_t=$(table_of "$1")
 	if [ "$2" = vec ]; then
@@ -83,7 +87,13 @@ interval() {
 	_n=$(wc -l < $N3T/models/"$_t"/sets)
 	_s=0
 	while [ $_s -lt "$_n" ]; do
-		inject "$1" "$_v"
+		if [ "$2" = vec ]; then
+			inject "$1" "$(echo "$_v" | awk -v k=$((1 << (_s % 3))) '{
+				for (i = 1; i <= NF; i++) { split($i, a, "="); printf "%s%s=%.0f", (i > 1 ? " " : ""), a[1], a[2] * k }
+				print "" }')"
+		else
+			inject "$1" "$_v"
+		fi
 		advance "$1"
 		_s=$((_s + 1))
 	done

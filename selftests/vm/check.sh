@@ -201,6 +201,8 @@ fi
 rm -rf "$out/cores"
 python3 "$top/selftests/host/core_expect.py" "$(dirname "$spec")" "$out/cores" \
 	"$top/tools/models/generic.json"
+# what the packer leaves out of a full plan (64 sets), for plans.sh
+"$vmdir/full-plans.sh" "$out/engine-tables" "$out/cores"
 # which table the module picks for which MIDR, for the detect kselftest
 if python3 "$vmdir/midr-map.py" "$top/module" "$kdir" > "$out/midr-map.txt"; then
 	record PASS midr-map

@@ -57,6 +57,7 @@ if [ -r "$spec" ]; then
 	done
 	python3 "$top/selftests/host/core_expect.py" "$(dirname "$spec")" "$top/build/cores" \
 		"$top/tools/models/generic.json"
+	"$vmdir/full-plans.sh" "$top/build/engine-tables" "$top/build/cores"
 fi
 python3 "$vmdir/midr-map.py" "$top/module" "$kdir" > "$top/build/midr-map.tmp" &&
 	mv "$top/build/midr-map.tmp" "$top/build/midr-map.txt" || rm -f "$top/build/midr-map.txt"
