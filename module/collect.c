@@ -555,6 +555,7 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
 	/* the interval's sets: 0 .. nr_every - 1, and the rotating one's */
 	unsigned int last = n3t_sched_interval_set(&pc->sch, pc->sch.nr_slots - 1);
+	bool composed = !bitmap_empty(plan->composed, N3T_MAX_METRICS);
 	unsigned int slot, s, i;
 
 	r->seq = ++pc->seq;
@@ -568,6 +569,12 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 		if (n3t_set_kept(pc, s))
 			continue;
 		cs = &pc->set[s];
+		/* the composed metrics' input: the sampler's own copy (below) */
+		if (composed) {
+			pc->set_ns[s] = cs->good_ns;
+			for (i = cs->first; i < cs->first + cs->nr; i++)
+				pc->rate_delta[i] = pc->ev[i].acc;
+		}
 		bitmap_zero(counted, N3T_MAX_EVENTS);
 		if (cs->good_ns) {
 			for (i = cs->first; i < cs->first + cs->nr; i++) {
@@ -595,21 +602,9 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	 * about to be published (the sampler's own copy: no perf call, and
 	 * outside the readers' section)
 	 */
-	if (!bitmap_empty(plan->composed, N3T_MAX_METRICS)) {
-		for (slot = 0; slot < pc->sch.nr_slots; slot++) {
-			struct n3t_cpu_set *cs;
-
-			s = n3t_sched_interval_set(&pc->sch, slot);
-			if (n3t_set_kept(pc, s))
-				continue;
-			cs = &pc->set[s];
-			pc->set_ns[s] = cs->good_ns;
-			for (i = cs->first; i < cs->first + cs->nr; i++)
-				pc->rate_delta[i] = pc->ev[i].acc;
-		}
+	if (composed)
 		n3t_eval_composed(plan, pc->rate_delta, pc->set_ns, pc->dom->usable,
 				  pc->dom->slots, pc->count_scratch, r->value, r->valid);
-	}
 
 	preempt_disable();
 	write_seqcount_begin(&pc->pub_lock);
