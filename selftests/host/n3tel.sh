@@ -373,6 +373,12 @@ t snapshot-over-1mib sh -c "test \$(stat -c %s '$out/huge/snapshot') -gt 1048576
 	'$N3TEL' --sysfs '$out/huge' --snapshot export --format csv --scope cpu > '$out/huge-snap.csv' &&
 	'$N3TEL' --sysfs '$out/huge' --text export --format csv --scope cpu | cmp -s - '$out/huge-snap.csv' &&
 	test \$(grep -c '^cpu,511,' '$out/huge-snap.csv') = 67"
+# an older module's tree (no cpuN/ages; this fixture has none) is read
+# without waiting for the file: the wait is for a CPU coming online (its
+# cpu_model not there yet), and cost 100 ms per CPU and read (51 s here)
+t no-ages-no-wait sh -c "strace -f -qq -e trace=nanosleep,clock_nanosleep -o '$out/huge.strace' \
+	'$N3TEL' --sysfs '$out/huge' --text export --format csv --scope cpu > /dev/null &&
+	! test -e '$out/huge/cpu0/ages' && ! grep -q sleep '$out/huge.strace'"
 
 # errors: one clear line on stderr, nonzero exit, no stdout
 err() {	# err NAME PATTERN CMD...

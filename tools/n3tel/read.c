@@ -261,9 +261,26 @@ static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool 
 	if (!full || !md)
 		return true;
 
-	/* how old each group's values are; an older module has no ages file */
+	/*
+	 * how old each group's values are; an older module has no ages file.
+	 * The module makes a cpuN directory's status, ages and cpu_model in
+	 * that order: with cpu_model there, a missing ages is an older
+	 * module's, not one still being made (no retries: they cost 100 ms
+	 * per CPU and read)
+	 */
 	snprintf(rel, sizeof(rel), "%s/%s/ages", t->root, dir);
-	s = dir_read(t, dir, "ages", &gone);
+	gone = false;
+	s = slurp_sysfs(rel);
+	if (!s) {
+		struct stat st;
+		char model[4096];
+
+		snprintf(model, sizeof(model), "%s/%s/cpu_model", t->root, dir);
+		if (errno != ENOENT || stat(model, &st))
+			s = dir_read(t, dir, "ages", &gone);
+		else
+			errno = ENOENT;
+	}
 	if (!s && gone)
 		return false;
 	if (!s && errno != ENOENT)
