@@ -33,6 +33,11 @@
  *   -n SPIN   loop iterations between two reports (default 2000000)
  *   -v        print every report (default: the first three, the first ten
  *             bad ones)
+ *   -N N      give the guest's PMU N event counters (PMCR_EL0.N; KVM lets
+ *             a VMM lower it from Linux 6.7 on: exit status 4 where it
+ *             does not), as a cloud instance's
+ *   -F EVENT  deny EVENT to the guest with KVM's PMU event filter (it
+ *             leaves the guest's PMCEID and counts nothing); repeatable
  * Prints the guest's PMU size, report lines (each counter's advance since
  * the previous report: +N, FROZEN:0 or BAD:N), a summary per counter and
  * the vCPU thread's involuntary context switches.
@@ -46,7 +51,8 @@
  * and a UART (run_linux() below).  The guest's console goes to stdout (-v:
  * its whole boot; else a quiet one), BOOTARGS are added to its command line
  * (N3TG_* there are kvmperf's settings), N3TG_EVENTS is set to the guest
- * PMU's counters, the cycle counter included.  -s SECS bounds the whole run
+ * PMU's counters, the cycle counter included, N3TG_COUNTERS to its event
+ * counters (guestmod-init reads it).  -s SECS bounds the whole run
  * (default 300);
  * -b starts the busy loop when kvmperf says "n3tg: start".  Exit status: 0
  * kvmperf said PASS, 1 it said FAIL, 2 it said neither (the guest did not
@@ -78,6 +84,7 @@ int main(void)
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,6 +105,16 @@ int main(void)
 #define MMIO_EVCNT	0x18		/* PMEVCNTR<n>_EL0 at 0x18 + 8 * n */
 
 #define MAX_EV		31
+
+/*
+ * What the guest's PMU is given, as a cloud's VMM gives it: -N, the event
+ * counters (PMCR_EL0.N, which KVM lets the VMM lower from Linux 6.7 on),
+ * -1 for the host's; -F, events KVM's PMU event filter denies (they leave
+ * the guest's PMCEID and never count)
+ */
+static int pmu_counters = -1;
+static uint16_t denied[MAX_EV];
+static unsigned int nr_denied;
 #define MAX_REPORTS	100000
 
 #define EV_INST_RETIRED	0x08
@@ -308,8 +325,48 @@ static struct kvm_run *make_vm(int *vcpu_fd, void **ram_p, uint64_t ram_size,
 		 KVM_DEV_ARM_VGIC_CTRL_INIT, NULL, "KVM_DEV_ARM_VGIC_CTRL_INIT");
 	set_attr(vcpu, KVM_SET_DEVICE_ATTR, KVM_ARM_VCPU_PMU_V3_CTRL,
 		 KVM_ARM_VCPU_PMU_V3_IRQ, &irq, "KVM_ARM_VCPU_PMU_V3_IRQ");
+	for (unsigned int i = 0; i < nr_denied; i++) {
+		struct kvm_pmu_event_filter filter = {
+			.base_event = denied[i], .nevents = 1,
+			.action = KVM_PMU_EVENT_DENY,
+		};
+
+		set_attr(vcpu, KVM_SET_DEVICE_ATTR, KVM_ARM_VCPU_PMU_V3_CTRL,
+			 KVM_ARM_VCPU_PMU_V3_FILTER, &filter, "KVM_ARM_VCPU_PMU_V3_FILTER (deny)");
+	}
 	set_attr(vcpu, KVM_SET_DEVICE_ATTR, KVM_ARM_VCPU_PMU_V3_CTRL,
 		 KVM_ARM_VCPU_PMU_V3_INIT, NULL, "KVM_ARM_VCPU_PMU_V3_INIT");
+	if (pmu_counters >= 0) {
+		struct kvm_one_reg reg = { .id = ARM64_SYS_REG(3, 3, 9, 12, 0) };
+		struct utsname u;
+		unsigned int major = 0, minor = 0;
+		uint64_t pmcr;
+
+		/*
+		 * Before 6.7 KVM stores the value written but keeps its own
+		 * count of counters (and resets the register): not a PMU of
+		 * fewer counters, so not tried
+		 */
+		uname(&u);
+		if (sscanf(u.release, "%u.%u", &major, &minor) != 2 ||
+		    major * 1000 + minor < 6007) {
+			printf("kvmguest: Linux %s cannot give a guest fewer counters (PMCR_EL0.N: 6.7 and later)\n",
+			       u.release);
+			exit(4);
+		}
+
+		reg.addr = (uintptr_t)&pmcr;
+		xioctl(vcpu, KVM_GET_ONE_REG, &reg, "KVM_GET_ONE_REG PMCR_EL0");
+		pmcr = (pmcr & ~(0x1fULL << 11)) | (uint64_t)pmu_counters << 11;
+		xioctl(vcpu, KVM_SET_ONE_REG, &reg, "KVM_SET_ONE_REG PMCR_EL0");
+		xioctl(vcpu, KVM_GET_ONE_REG, &reg, "KVM_GET_ONE_REG PMCR_EL0");
+		/* older KVMs ignore the write, and so does one asked for more */
+		if (((pmcr >> 11) & 0x1f) != (uint64_t)pmu_counters) {
+			printf("kvmguest: KVM kept PMCR_EL0.N at %u, not %d (a VMM sets it from Linux 6.7 on, up to the host's)\n",
+			       (unsigned int)((pmcr >> 11) & 0x1f), pmu_counters);
+			exit(4);
+		}
+	}
 
 	run_size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (run_size < (int)sizeof(*run))
@@ -644,9 +701,9 @@ static int run_linux(const char *image, const char *initrd, const char *args,
 	 * emulated EL2: a quiet console (-v: the whole boot, from earlycon on)
 	 */
 	snprintf(bootargs, sizeof(bootargs),
-		 "console=ttyS0 %s printk.devkmsg=on panic=-1 rdinit=/init N3TG_EVENTS=%u %s",
+		 "console=ttyS0 %s printk.devkmsg=on panic=-1 rdinit=/init N3TG_EVENTS=%u N3TG_COUNTERS=%u %s",
 		 verbose ? "earlycon" : "quiet printk.time=0",
-		 (unsigned int)((pmcr >> 11) & 0x1f) + 1, args);
+		 (unsigned int)((pmcr >> 11) & 0x1f) + 1, (unsigned int)((pmcr >> 11) & 0x1f), args);
 	write_dtb((char *)ram + (dtb - GUEST_RAM), ram_size, bootargs, GUEST_INITRD, ilen);
 	printf("kvmguest: Linux guest: %s (%zu bytes, text_offset 0x%" PRIx64 "),",
 	       image, klen, text_offset);
@@ -744,8 +801,18 @@ int main(int argc, char **argv)
 	int opt, vcpu;
 	void *ram;
 
-	while ((opt = getopt(argc, argv, "Ae:n:s:r:c:bvL:i:a:")) != -1) {
+	while ((opt = getopt(argc, argv, "Ae:n:s:r:c:bvL:i:a:N:F:")) != -1) {
 		switch (opt) {
+		case 'N':
+			pmu_counters = atoi(optarg);
+			if (pmu_counters < 0 || pmu_counters > 31)
+				return 2;
+			break;
+		case 'F':
+			if (nr_denied == MAX_EV)
+				return 2;
+			denied[nr_denied++] = strtoul(optarg, NULL, 0);
+			break;
 		case 'L':
 			image = optarg;
 			break;
@@ -787,8 +854,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || spin < 1000 || (busy && cpu < 0) || !image != !initrd) {
-		fprintf(stderr, "usage: kvmguest [-A | -e EVENT]... [-n SPIN>=1000] [-s SECS] [-r REPORTS] [-c CPU [-b]] [-v]\n");
-		fprintf(stderr, "       kvmguest -L IMAGE -i INITRAMFS [-a BOOTARGS] [-s SECS] [-c CPU [-b]] [-v]\n");
+		fprintf(stderr, "usage: kvmguest [-A | -e EVENT]... [-n SPIN>=1000] [-s SECS] [-r REPORTS] [-c CPU [-b]] [-N COUNTERS] [-F EVENT]... [-v]\n");
+		fprintf(stderr, "       kvmguest -L IMAGE -i INITRAMFS [-a BOOTARGS] [-s SECS] [-c CPU [-b]] [-N COUNTERS] [-F EVENT]... [-v]\n");
 		return 2;
 	}
 	if (cpu >= 0) {

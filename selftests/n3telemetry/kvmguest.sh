@@ -188,4 +188,36 @@ if [ -n "$linux" ]; then
 	check linux-pinned-mode-guest-gave-verdict grep -q 'n3tg: FAIL' /tmp/kvmlinux.pinned
 fi
 n3t_unload
+
+# The module inside the guest, on the PMU KVM gives it, as a rented
+# instance's: kvmguest -L boots the guest with guestmod-init as its /init
+# (mkinitramfs.sh's guestmod-initrd), which loads the module, checks it
+# and prints "n3tg: ok NAME" lines, here this test's guestmod-SHAPE-NAME.
+# Shapes: the host's counters; INST_RETIRED denied by KVM's PMU event
+# filter (it leaves the guest's PMCEID: ipc nan); 2 counters (PMCR_EL0.N
+# set by the VMM: Linux 6.7 and later, skipped before).
+GMI=${N3T_GUEST_MOD_INITRD:-$N3T_MODDIR/guestmod-initrd.cpio.gz}
+# gm SHAPE KVMGUEST-ARGS...
+gm() {
+	_shape=$1
+	shift
+	diag_run "guestmod-$_shape" "/tmp/kvmmod.$_shape" kvmguest -L "$GK" -i "$GMI" -s 240 "$@"
+	case $? in
+	4) ktap_test_skip "guestmod-$_shape ($(grep '^kvmguest:' /tmp/kvmmod.$_shape | tail -1))"
+	   return ;;
+	esac
+	sed -n -e 's/^guest: n3tg: not ok \([^ ]*\).*/bad \1/p' -e 's/^guest: n3tg: ok \([^ ]*\).*/ok \1/p' \
+		"/tmp/kvmmod.$_shape" > /tmp/kvmmod.$_shape.res
+	while read -r _r _c; do
+		check "guestmod-$_shape-$_c" test "$_r" = ok
+	done < /tmp/kvmmod.$_shape.res
+	check "guestmod-$_shape-verdict-pass" grep -q '^guest: n3tg: PASS' "/tmp/kvmmod.$_shape"
+}
+if [ -r "$GK" ] && [ -r "$GMI" ]; then
+	gm host
+	gm deny-inst-retired -F 0x08 -a N3TG_DENIED=0x08
+	gm two-counters -N 2
+else
+	ktap_test_skip "guestmod (no $GMI: mkinitramfs.sh without N3T_GUEST_KERNEL)"
+fi
 ktap_finish

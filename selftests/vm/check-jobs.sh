@@ -194,6 +194,8 @@ job_distro_6_1() {
 			record FAIL "6.1-kvm/ksft/kvmguest-ran (skipped or did not start: see $klog)"
 		grep -q '^PASS 6\.1-kvm/ksft/kvmguest/linux-module-default-guest-perf-counts$' "$results" ||
 			record FAIL "6.1-kvm/ksft/kvmguest-linux-ran (the Linux guest skipped or did not start: see $klog)"
+		grep -q '^PASS 6\.1-kvm/ksft/kvmguest/guestmod-deny-inst-retired-verdict-pass$' "$results" ||
+			record FAIL "6.1-kvm/ksft/kvmguest-guestmod-ran (the module's guest skipped or did not start: see $klog)"
 		grep -E '^(PASS|FAIL|SKIP) 6\.1-kvm/' "$results"
 	else
 		cat "$log"

@@ -162,6 +162,40 @@ for s in "${suites[@]}"; do
 				record FAIL "$tag/isolated-cpuset-followed-live (see $ilog)"
 			;;
 		esac
+		# a KVM host from 6.7 on, where a VMM sets the counters a guest
+		# gets (PMCR_EL0.N): kvmguest.sh, guests' PMUs beside the module
+		# and the module inside a guest of the host's counters, one with
+		# INST_RETIRED filtered out, and one of 2 counters (a cloud
+		# instance's).  QEMU emulates EL2 (GICv3 for the in-kernel
+		# vGICv3), -icount for INST_RETIRED; the guest is this kernel.
+		case $ABI in
+		[1-5].* | 6.[0-6].*) ;;
+		*)
+			step "$s: boot $ABI as a KVM host (qemu -M virt,virtualization=on -icount -smp 2): kvmguest.sh, the module inside guests"
+			N3T_GUEST_KERNEL=$root$VMLINUZ "$here/mkinitramfs.sh" "$out/mod-$s/" \
+				"$out/initramfs-$s-kvm.cpio.gz"
+			klog=$out/console-$s-kvm.log
+			kt=$(date +%s)
+			if timeout --foreground 900 qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 \
+				-cpu "$VM_CPU" -smp 2 -m 2G -icount shift=0 -nographic -no-reboot -nic none \
+				-kernel "$root$VMLINUZ" -initrd "$out/initramfs-$s-kvm.cpio.gz" \
+				-append "console=ttyAMA0 loglevel=4 log_buf_len=4M panic=-1 n3t.mode=kvm" \
+				< /dev/null > "$klog" 2>&1 && grep -q N3T-DONE "$klog"; then
+				record PASS "$tag/vm-kvm-poweroff"
+			else
+				tail -30 "$klog"
+				record FAIL "$tag/vm-kvm-poweroff"
+			fi
+			python3 "$here/results.py" --tag "$tag" "$klog" > "$out/results-$s-kvm.txt" || true
+			while read -r r n; do record "$r" "$n"; done < "$out/results-$s-kvm.txt" > /dev/null
+			grep -E '^(FAIL|SKIP)' "$out/results-$s-kvm.txt" || true
+			# the guest of 2 counters must have run, not skipped
+			grep -q "^PASS $tag/ksft/kvmguest/guestmod-two-counters-verdict-pass\$" \
+				"$out/results-$s-kvm.txt" ||
+				record FAIL "$tag/kvm-guest-of-2-counters-ran (see $klog)"
+			echo "$s $ABI $CC vm-kvm $(( $(date +%s) - kt ))s" >> "$out/kernels.txt"
+			;;
+		esac
 	) || record FAIL "$s/matrix-step (exited $?)"
 done
 

@@ -5,7 +5,9 @@
 # the arm64 n3tel reader when it was built.  With N3T_GUEST_KERNEL (an arm64
 # Image, or gzip-compressed one), also what kvmguest.sh boots as a KVM guest:
 # that kernel, decompressed, as /lib/n3t/guest-Image, and the guest's own
-# initramfs, /lib/n3t/guest-initrd.cpio.gz: kvmperf (guest-progs.sh) as /init.
+# initramfs, /lib/n3t/guest-initrd.cpio.gz: kvmperf (guest-progs.sh) as /init;
+# and /lib/n3t/guestmod-initrd.cpio.gz, the module inside the guest
+# (selftests/n3telemetry/guestmod-init as /init).
 # usage: [N3T_GUEST_KERNEL=IMAGE] mkinitramfs.sh MODDIR OUTPUT.cpio.gz
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,6 +65,19 @@ if [ -n "${N3T_GUEST_KERNEL:-}" ]; then
 	cp "$root/bin/kvmperf" "$groot/init"
 	(cd "$groot" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9) \
 		> "$root/lib/n3t/guest-initrd.cpio.gz"
+	rm -rf "$groot"
+	# and one with the module inside the guest: busybox, the modules
+	# built in MODDIR (for the guest's kernel: this one), guestmod-init
+	# as /init
+	mkdir -p "$groot"/{bin,sbin,dev,proc,sys,tmp,lib/n3t}
+	cp -a "$root"/bin/busybox "$groot/bin/"
+	(cd "$root/bin" && find . -type l -lname busybox -exec cp -a {} "$groot/bin/" \;)
+	ln -sf ../bin/busybox "$groot/sbin/poweroff"
+	cp "$root"/lib/n3t/*.ko "$groot/lib/n3t/"
+	cp "$top/selftests/n3telemetry/guestmod-init" "$groot/init"
+	chmod 755 "$groot/init"
+	(cd "$groot" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9) \
+		> "$root/lib/n3t/guestmod-initrd.cpio.gz"
 	rm -rf "$groot"
 fi
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) > "$output"
