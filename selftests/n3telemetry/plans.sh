@@ -5,20 +5,24 @@
 # cycle counter free and taken.  Loaded with the default groups, the
 # sampler runs (interval_ms=10) until every CPU has published two more
 # intervals.  On 1 and 2 counters, where plans differ most from a whole
-# PMU's, also all groups, a pause and resume through the enabled file, and
-# one under a pause lease; on 3, all groups.  (The selection that once
+# PMU's, also all groups; on 1 without the cycle counter (each rate per
+# second) and 2 with it, a pause and resume through the enabled file and
+# one under a pause lease too; on 3, all groups.  (The selection that once
 # wedged the sampler, a first group none of whose metrics fits, such as
 # topdown_l1 on one counter, is now composed and counted.)  spare 1 and 2 on one table per size,
 # each table in turn (what spare does is the probe's, the same for every
 # table).  Each case is a working plan or the refusal the oracle
 # (fits/<table>.txt, from Arm's spec) gives, never a splat (results.py
-# reads the console).  Then exact values on 1, 2 and 3 counters: every
-# metric of every group of cpu1, after one scripted interval, is the value
-# computed on the host from Arm's formulas (cores/<table>.expect): exact
-# when its events fit the counters (cores/<table>.events), else, its
-# formula a ratio of like counts (cores/<table>.scales), marked composed,
-# the same value (every slice counted the same cycles); in a plan of
-# N3T_MAX_SETS (64) sets, nan where it has no room left (the packer's list).
+# reads the console).  Then exact values on 1 counter and the cycle
+# counter, 2 and the cycle counter, and 3 without it (composed.sh does
+# topdown_l1's other small shapes): every metric of every group of cpu1,
+# after one scripted interval, is the value computed on the host from
+# Arm's formulas (cores/<table>.expect): exact when its events fit the
+# counters (cores/<table>.events), else, its formula a ratio of like counts
+# (cores/<table>.scales), marked composed, the same value (every slice the
+# same rates, over 1, 2 or 4 times the counts: composing scales them); in a
+# plan of N3T_MAX_SETS (64) sets, nan where it has no room left (the
+# packer's list).
 # N3T_PLANS_TRACE=1 (on the VM's kernel command line) traces each step.
 . ./lib.sh
 F=./fits
@@ -125,8 +129,9 @@ try() {
 
 # Every table with spare=0 on 0 counters (refused) and on 1..5, but for
 # the whole PMUs the other tests load every table on: on 1 and 2 counters,
-# where the plans differ most from a whole PMU's, all the steps, the cycle
-# counter free and busy; on 3 all groups too, free and busy; on 4 and 5
+# where the plans differ most from a whole PMU's, all groups, the cycle
+# counter free and busy, and the other steps on 1/0 and 2/1; on 3 all
+# groups too, free and busy; on 4 and 5
 # the default, the cycle counter busy, then free.  What spare does
 # (counters left only where there are more, then the plan of that many
 # fewer) does not depend on the table: spare 1 and 2 on one table per
@@ -141,9 +146,9 @@ for cc in "0 1" "1 1" "1 0" "2 1" "2 0" "3 1" "3 0" "4 0" "5 1"; do
 	insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters=$c cycle_counter=$cyc || exit 1
 	tp=$(cat $TPI)
 	echo "# $c counters, cycle counter $cyc, $(date +%T)"
-	case $c in
-	1|2) what=full ;;
-	3) what=all ;;
+	case $cc in
+	"1 0"|"2 1") what=full ;;
+	"1 1"|"2 0"|3*) what=all ;;
 	*) what= ;;
 	esac
 	for m in $TABLES; do
@@ -185,10 +190,18 @@ exact_values() {
 		advance 1
 		_s=$((_s + 1))
 	done
-	_v=$(cat $C/$1.vec)
+	# each slice the same rates over 1, 2 or 4 times the counts in turn
+	# (cores/<table>.vec times k): an exact metric's set scales whole, a
+	# composed one's rates are scaled to the largest base; either way the
+	# value is the one of .vec
+	scaled "$C/$1.vec"
 	_s=0
 	while [ $_s -lt "$NSETS" ]; do
-		inject 1 "$_v"
+		case $((_s % 3)) in
+		0) inject 1 "$_v1" ;;
+		1) inject 1 "$_v2" ;;
+		*) inject 1 "$_v4" ;;
+		esac
 		advance 1
 		_s=$((_s + 1))
 	done

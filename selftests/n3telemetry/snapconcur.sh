@@ -20,12 +20,15 @@ echo "# one interval (seq $S0): $K"
 (i=0; while [ $i -lt 25 ]; do scripted_interval 1 "$VEC_A" 2 "$VEC_B"; i=$((i + 1)); done;
  touch /tmp/adv.done) &
 rm -f /tmp/adv.done /tmp/snap.*
-reader() {	# reader BS: whole snapshots with BS-byte reads until advancing ends
+# reader BS: whole snapshots with BS-byte reads until advancing ends; the
+# latest 40 kept (checking each costs more than reading it)
+reader() {
 	_k=0
 	while [ ! -e /tmp/adv.done ]; do
-		dd if=/dev/n3telemetry of=/tmp/snap.$1.$_k bs=$1 2> /dev/null
+		dd if=/dev/n3telemetry of=/tmp/snap.$1.$((_k % 40)) bs=$1 2> /dev/null
 		_k=$((_k + 1))
 	done
+	echo "# reader $1: $_k snapshots"
 }
 reader 1000 &
 reader 4096 &
