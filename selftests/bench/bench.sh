@@ -8,7 +8,7 @@
 #
 #   bench.sh            the full matrix (1, 4, 16 vCPUs; scaling to 64; the
 #                       context-switch benchmark at 1 vCPU)
-#   bench.sh --smoke    1 vCPU, 2 s runs: idle and the module's default twice,
+#   bench.sh --smoke    1 vCPU, 1 s runs: idle and the module's default twice,
 #                       every other module row, perf stat grouped and
 #                       node_exporter (the persistent client) once, a short
 #                       context-switch benchmark, and the perf-call probe:
@@ -104,10 +104,10 @@ secs=${N3T_BENCH_SECS:-5}
 reps=${N3T_BENCH_REPS:-2}
 jobs=${N3T_BENCH_JOBS:-$(nproc)}
 if [ $mode = smoke ]; then
-	step "smoke: 1 vCPU, idle, every module row, perf stat, node_exporter, context switches, 2 s runs"
+	step "smoke: 1 vCPU, idle, every module row, perf stat, node_exporter, context switches, 1 s runs"
 	boot smoke 1 900 n3t.configs=idle,mod-default \
 		n3t.once=mod-old,mod-sched-all,mod-1set,mod-10s,mod-100ms,mod-all,perf-grouped,ne-1s \
-		n3t.secs=2 n3t.settle=1.2 n3t.reps=2 n3t.short=1 n3t.perfcost=1 \
+		n3t.secs=1 n3t.settle=0.8 n3t.reps=2 n3t.short=1 n3t.perfcost=1 \
 		n3t.pp=pp-none,pp-default,pp-all,pp-old,pp-hold n3t.pprounds=2000 n3t.ppreps=1 n3t.ppbursts=4 n3t.ppgap=200
 	python3 "$here/table.py" --smoke "$out/smoke.log"
 	echo "== smoke done in $(( $(date +%s) - t0 ))s"

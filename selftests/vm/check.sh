@@ -236,12 +236,12 @@ shell)
 esac
 
 # the stress kselftests (STRESS_TESTS) run in a boot of their own, a job of
-# either lane
-step "VM tests on 6.12 debug kernel (qemu -M virt -cpu max,pauth-impdef=on -smp 4): KUnit, every kselftest but ${STRESS_TESTS//.sh/}"
+# either lane, and KCSAN_ONLY_TESTS on the KCSAN kernel alone (a job too)
+step "VM tests on 6.12 debug kernel (qemu -M virt -cpu max,pauth-impdef=on -smp 4): KUnit, every kselftest but ${STRESS_TESTS//.sh/} ${KCSAN_ONLY_TESTS//.sh/}"
 vlog=$out/console-6.12.log
 vt0=$(date +%s)
 if qemu "$kdir/arch/arm64/boot/Image" "$out/initramfs-6.12.cpio.gz" \
-	"n3t.mode=check kunit.enable=1 n3t.skip=${STRESS_TESTS// /,}" "$vlog" 2700 && grep -q N3T-DONE "$vlog"; then
+	"n3t.mode=check kunit.enable=1 n3t.skip=${STRESS_TESTS// /,},${KCSAN_ONLY_TESTS// /,}" "$vlog" 2700 && grep -q N3T-DONE "$vlog"; then
 	record PASS vm-6.12-poweroff
 else
 	tail -30 "$vlog"

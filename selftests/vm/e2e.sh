@@ -673,7 +673,8 @@ t purge-leaves-the-system-as-it-was diff -u "$out/before.txt" "$out/after-compar
 t guest-powered-off vm_poweroff
 step "done"
 # what the end-to-end test cost the host: its VMs, builds and tools
-echo "   host CPU: $(times | tail -1) (user, system)"
+times > "$out/times.txt"
+echo "   host CPU: $(tail -1 "$out/times.txt") (user, system)"
 if [ -n "$alone" ]; then
 	pass=$(grep -c '^PASS' "$results" || true)
 	fail=$(grep -c '^FAIL' "$results" || true)

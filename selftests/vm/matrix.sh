@@ -118,14 +118,18 @@ for s in "${suites[@]}"; do
 		vt=$(date +%s)
 		vlog=$out/console-$s.log
 		only=$(echo "$tests" | tr -s ' \n' ,)
-		# boot LOG SECONDS N3T-ARGS: the suite's kernel, until it powers
-		# off; log_buf_len: the whole kernel log is searched for splats
+		# boot LOG SECONDS N3T-ARGS [QEMU-ARGS...]: the suite's kernel,
+		# until it powers off (BOOT_SMP CPUs, 4 by default; BOOT_INITRD
+		# another initramfs); log_buf_len: the whole kernel log is
+		# searched for splats
 		boot() {
-			timeout --foreground "$2" qemu-system-aarch64 -M virt -cpu "$VM_CPU" -smp 4 -m 2G \
-				-nographic -no-reboot -nic none -kernel "$root$VMLINUZ" \
-				-initrd "$out/initramfs-$s.cpio.gz" \
-				-append "console=ttyAMA0 loglevel=4 log_buf_len=4M panic=-1 $3" \
-				< /dev/null > "$1" 2>&1 && grep -q N3T-DONE "$1"
+			local log=$1 tmo=$2 append=$3
+			shift 3
+			timeout --foreground "$tmo" qemu-system-aarch64 -M virt -cpu "$VM_CPU" \
+				-smp "${BOOT_SMP:-4}" -m 2G -nographic -no-reboot -nic none \
+				-kernel "$root$VMLINUZ" -initrd "${BOOT_INITRD:-$out/initramfs-$s.cpio.gz}" \
+				-append "console=ttyAMA0 loglevel=4 log_buf_len=4M panic=-1 $append" "$@" \
+				< /dev/null > "$log" 2>&1 && grep -q N3T-DONE "$log"
 		}
 		if boot "$vlog" 1500 "n3t.mode=check n3t.only=$only"; then
 			record PASS "$tag/vm-poweroff"
@@ -176,11 +180,8 @@ for s in "${suites[@]}"; do
 				"$out/initramfs-$s-kvm.cpio.gz"
 			klog=$out/console-$s-kvm.log
 			kt=$(date +%s)
-			if timeout --foreground 900 qemu-system-aarch64 -M virt,virtualization=on,gic-version=3 \
-				-cpu "$VM_CPU" -smp 2 -m 2G -icount shift=0 -nographic -no-reboot -nic none \
-				-kernel "$root$VMLINUZ" -initrd "$out/initramfs-$s-kvm.cpio.gz" \
-				-append "console=ttyAMA0 loglevel=4 log_buf_len=4M panic=-1 n3t.mode=kvm" \
-				< /dev/null > "$klog" 2>&1 && grep -q N3T-DONE "$klog"; then
+			if BOOT_SMP=2 BOOT_INITRD=$out/initramfs-$s-kvm.cpio.gz boot "$klog" 900 n3t.mode=kvm \
+				-M virtualization=on,gic-version=3 -icount shift=0; then
 				record PASS "$tag/vm-kvm-poweroff"
 			else
 				tail -30 "$klog"
