@@ -378,7 +378,16 @@ t snapshot-over-1mib sh -c "test \$(stat -c %s '$out/huge/snapshot') -gt 1048576
 # cpu_model not there yet), and cost 100 ms per CPU and read (51 s here)
 t no-ages-no-wait sh -c "strace -f -qq -e trace=nanosleep,clock_nanosleep -o '$out/huge.strace' \
 	'$N3TEL' --sysfs '$out/huge' --text export --format csv --scope cpu > /dev/null &&
-	! test -e '$out/huge/cpu0/ages' && ! grep -q sleep '$out/huge.strace'"
+	! test -e '$out/huge/cpu0/ages' && ! test -e '$out/huge/system/ages' &&
+	! grep -q sleep '$out/huge.strace'"
+# a module with ages files (system/ages there) whose cpuN/ages is missing:
+# a CPU going offline (its files removed one by one, status and ages
+# before cpu_model) or coming online, waited for, as before
+cp -r "$out/rotate" "$out/rotate-noages1"
+rm "$out/rotate-noages1/cpu1/ages"
+t ages-missing-one-cpu-waits sh -c "strace -f -qq -e trace=nanosleep,clock_nanosleep -o '$out/noages1.strace' \
+	'$N3TEL' --sysfs '$out/rotate-noages1' --text export --format csv --scope cpu > /dev/null;
+	test -e '$out/rotate-noages1/system/ages' && test \$(grep -c sleep '$out/noages1.strace') -ge 5"
 
 # errors: one clear line on stderr, nonzero exit, no stdout
 err() {	# err NAME PATTERN CMD...

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Topdown level 1 on PMUs as small as clouds rent.  Every table with
 # topdown_l1, that group alone (spare=0), on the test PMU with 1, 2, 3 and 5
-# programmable counters, the cycle counter free and taken (but for 1/1,
-# 2/1 and 3/0, which plans.sh checks the same way for every group, with
-# the same scaled slices): the four metrics print four numbers,
+# programmable counters, the cycle counter free and taken (but for 2/1 and
+# 3/0, which plans.sh checks in cpu1/ for every group, with the same
+# scaled slices): the four metrics print four numbers,
 # each exact where its events fit in the counters together
 # (cores/<table>.events, from Arm's spec) and marked "composed" where they
 # do not.  With the cycle counter, or two counters or more, each event's
@@ -148,7 +148,7 @@ compare() {
 
 # shapes BATCH [SLOTS]
 shapes() {
-	for cc in "1 0" "2 0" "3 1" "5 1" "5 0"; do
+	for cc in "1 1" "1 0" "2 0" "3 1" "5 1" "5 0"; do
 		c=${cc% *}
 		cyc=${cc#* }
 		# shellcheck disable=SC2086

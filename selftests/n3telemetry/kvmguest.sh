@@ -37,8 +37,9 @@
 # created for the guest are pinned, per task (cpu -1) and exclude the host.
 #
 # Needs a host with KVM and a PMU for guests (in make check: Debian's 6.1
-# kernel under qemu-system-aarch64 -M virt,virtualization=on -cpu max
-# -icount shift=0, where QEMU emulates EL2 and the kernel runs KVM); INST_RETIRED
+# kernel, and in its matrix trixie-backports' 7.3, under qemu-system-aarch64
+# -M virt,virtualization=on -cpu max -icount shift=0, where QEMU emulates
+# EL2 and the kernel runs KVM); INST_RETIRED
 # counts only under -icount, so without it the test is skipped.  The Linux
 # guest needs its kernel and initramfs in N3T_MODDIR (selftests/vm/
 # mkinitramfs.sh with N3T_GUEST_KERNEL puts them there) or N3T_GUEST_IMAGE

@@ -241,8 +241,6 @@ pin_shell() {
 }
 unpin_shell() { taskset -p "$_shell_mask" $$ > /dev/null; }
 
-# diag_run NAME OUT CMD [ARGS...]: run CMD with its output in OUT, print
-# that output as diagnostics (each line "# NAME: ..."), return its status
 # scaled VECFILE: its counts ("EVENT=N ...") times 1, 2 and 4 in _v1, _v2
 # and _v4 (the same rates over different counts: composed.sh, plans.sh)
 scaled() {
@@ -251,6 +249,8 @@ scaled() {
 	_v4=$(awk '{ for (i = 1; i <= NF; i++) { split($i, a, "="); printf "%s%s=%.0f", (i > 1 ? " " : ""), a[1], a[2] * 4 } print "" }' "$1")
 }
 
+# diag_run NAME OUT CMD [ARGS...]: run CMD with its output in OUT, print
+# that output as diagnostics (each line "# NAME: ..."), return its status
 diag_run() {
 	_n=$1 _o=$2
 	shift 2

@@ -40,7 +40,8 @@ wait
 bad=0
 n=0
 checked=0
-for f in /tmp/snap.*; do
+rm -f /tmp/snap.seqs
+for f in /tmp/snap.[0-9]*; do
 	n=$((n + 1))
 	c=$(od -A n -t u8 -v "$f" | awk -v k="$K" -v s0="$S0" -v f="$f" '
 		{ for (i = 1; i <= NF; i++) v[n++] = $i }
@@ -62,13 +63,21 @@ for f in /tmp/snap.*; do
 					exit 1
 				}
 				ok++
+				if (cpu == 1) seq1 = seq
 			}
-			print ok + 0
+			print ok + 0, seq1 + 0
 		}') || bad=$((bad + 1))
-	case "$c" in [0-9]*) checked=$((checked + c)) ;; *) echo "$c"; bad=$((bad + 1)) ;; esac
+	case "$c" in
+	[0-9]*) checked=$((checked + ${c% *})); echo "${c#* }" >> /tmp/snap.seqs ;;
+	*) echo "$c"; bad=$((bad + 1)) ;;
+	esac
 done
-echo "# $n snapshots checked, $checked records of cpu1/cpu2 compared"
+# the snapshots kept were taken while intervals were published: cpu1's
+# seq differs among them
+nseq=$(sort -u /tmp/snap.seqs | wc -l)
+echo "# $n snapshots checked, $checked records of cpu1/cpu2 compared, cpu1 at $nseq different seqs"
 check many-snapshots test "$n" -ge 30
+check snapshots-across-intervals test "$nseq" -ge 5
 check records-compared test "$checked" -ge "$n"
 expect_eq no-torn-record 0 "$bad"
 roff=$(od -A n -t u4 -j 44 -N 4 /tmp/snap.333.0 | tr -d ' ')

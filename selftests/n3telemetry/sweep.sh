@@ -14,10 +14,11 @@ ORACLE=./fits.txt
 need_testpmu
 TPI=/sys/bus/event_source/devices/n3t_testpmu/type
 SELS="default all $(awk '$1 == 6 && $2 == 1 && $3 != "default" && $3 != "all" { print $3 }' $ORACLE)"
-# at load, all groups (each group alone is written below; plans.sh loads
-# every table's default with spare=0 on 0 to 5 counters; the host checks
-# the packer against the same oracle for every selection of every table,
-# fits-oracle-matches-packer)
+# at load, all groups (each group alone is written below, the default
+# spare after it; plans.sh loads every table's default with spare=0 on 0,
+# 1, 2 and 3 counters, 4 without the cycle counter and 5 with it; the host
+# checks the packer against the same oracle for every selection of every
+# table, fits-oracle-matches-packer)
 LOAD_SELS="all"
 
 # sets_fit C CYC: every set of the plan needs at most C programmable counters

@@ -8,9 +8,9 @@
 # scraping it through a forwarded loopback port with the project's
 # recording rules, every rule and every dashboard query answering, exact
 # values scripted on the test PMU (selftests/testpmu, which the production
-# module counts on through pmu_type=), a reboot, a pause, a kernel upgrade
-# (DKMS builds for bookworm-backports' 6.12; a reboot into it and back),
-# apt purge.
+# module counts on through pmu_type=), a pause, a kernel upgrade (DKMS
+# builds for bookworm-backports' 6.12; a reboot into it and back, the
+# reboot checked; without an upgrade a reboot of its own), apt purge.
 # usage: e2e.sh [BUILDDIR [RESULTS]]: PASS/FAIL lines (e2e/...) appended to
 # RESULTS (check.sh's); alone, a summary line and the exit status.
 # N3T_TESTPMU_KO=... uses a test PMU module built for the distro kernel.

@@ -176,8 +176,10 @@ for s in "${suites[@]}"; do
 		[1-5].* | 6.[0-6].*) ;;
 		*)
 			step "$s: boot $ABI as a KVM host (qemu -M virt,virtualization=on -icount -smp 2): kvmguest.sh, the module inside guests"
+			rm -f "$out/initramfs-$s-kvm.cpio.gz"
 			N3T_GUEST_KERNEL=$root$VMLINUZ "$here/mkinitramfs.sh" "$out/mod-$s/" \
-				"$out/initramfs-$s-kvm.cpio.gz"
+				"$out/initramfs-$s-kvm.cpio.gz" ||
+				{ record FAIL "$tag/kvm-initramfs"; exit 1; }
 			klog=$out/console-$s-kvm.log
 			kt=$(date +%s)
 			if BOOT_SMP=2 BOOT_INITRD=$out/initramfs-$s-kvm.cpio.gz boot "$klog" 900 n3t.mode=kvm \

@@ -262,24 +262,25 @@ static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool 
 		return true;
 
 	/*
-	 * how old each group's values are; an older module has no ages file.
-	 * The module makes a cpuN directory's status, ages and cpu_model in
-	 * that order: with cpu_model there, a missing ages is an older
-	 * module's, not one still being made (no retries: they cost 100 ms
-	 * per CPU and read)
+	 * how old each group's values are.  An older module has no ages
+	 * file, in system/ either (which is there as long as the module is):
+	 * then no wait for a cpuN's, which is for a CPU coming online or
+	 * going offline (its files made and removed one by one) and costs
+	 * 100 ms per CPU and read
 	 */
 	snprintf(rel, sizeof(rel), "%s/%s/ages", t->root, dir);
 	gone = false;
 	s = slurp_sysfs(rel);
 	if (!s) {
+		int err = errno;
 		struct stat st;
-		char model[4096];
+		char sys[4096];
 
-		snprintf(model, sizeof(model), "%s/%s/cpu_model", t->root, dir);
-		if (errno != ENOENT || stat(model, &st))
-			s = dir_read(t, dir, "ages", &gone);
-		else
+		snprintf(sys, sizeof(sys), "%s/system/ages", t->root);
+		if (err == ENOENT && stat(sys, &st) && errno == ENOENT)
 			errno = ENOENT;
+		else
+			s = dir_read(t, dir, "ages", &gone);
 	}
 	if (!s && gone)
 		return false;
