@@ -131,15 +131,20 @@ for s in "${suites[@]}"; do
 				-append "console=ttyAMA0 loglevel=4 log_buf_len=4M panic=-1 $append" "$@" \
 				< /dev/null > "$log" 2>&1 && grep -q N3T-DONE "$log"
 		}
+		# results_of LOG FILE: LOG's results (results.py) into FILE and
+		# the suite's, its failures and skips shown
+		results_of() {
+			python3 "$here/results.py" --tag "$tag" "$1" > "$2" || true
+			while read -r r n; do record "$r" "$n"; done < "$2" > /dev/null
+			grep -E '^(FAIL|SKIP)' "$2" || true
+		}
 		if boot "$vlog" 1500 "n3t.mode=check n3t.only=$only"; then
 			record PASS "$tag/vm-poweroff"
 		else
 			tail -30 "$vlog"
 			record FAIL "$tag/vm-poweroff"
 		fi
-		python3 "$here/results.py" --tag "$tag" "$vlog" > "$out/results-$s.txt" || true
-		while read -r r n; do record "$r" "$n"; done < "$out/results-$s.txt" > /dev/null
-		grep -E '^(FAIL|SKIP)' "$out/results-$s.txt" || true
+		results_of "$vlog" "$out/results-$s.txt"
 		echo "$s $ABI $CC vm $(( $(date +%s) - vt ))s" >> "$out/kernels.txt"
 		# isolation followed live on the kernel's own terms: CPU 3 in a
 		# cpuset isolated partition (6.2+), where 7.x's housekeeping
@@ -157,10 +162,7 @@ for s in "${suites[@]}"; do
 				record FAIL "$tag/vm-isolated-cpuset-poweroff"
 			fi
 			# the table's row "isolated"
-			python3 "$here/results.py" --tag "$tag" "$ilog" \
-				> "$out/results-$s-isolated.txt" || true
-			while read -r r n; do record "$r" "$n"; done < "$out/results-$s-isolated.txt" > /dev/null
-			grep -E '^(FAIL|SKIP)' "$out/results-$s-isolated.txt" || true
+			results_of "$ilog" "$out/results-$s-isolated.txt"
 			grep -q "^PASS $tag/ksft/isolated/live-cpu3-collected-again\$" \
 				"$out/results-$s-isolated.txt" ||
 				record FAIL "$tag/isolated-cpuset-followed-live (see $ilog)"
@@ -189,9 +191,7 @@ for s in "${suites[@]}"; do
 				tail -30 "$klog"
 				record FAIL "$tag/vm-kvm-poweroff"
 			fi
-			python3 "$here/results.py" --tag "$tag" "$klog" > "$out/results-$s-kvm.txt" || true
-			while read -r r n; do record "$r" "$n"; done < "$out/results-$s-kvm.txt" > /dev/null
-			grep -E '^(FAIL|SKIP)' "$out/results-$s-kvm.txt" || true
+			results_of "$klog" "$out/results-$s-kvm.txt"
 			# the guest of 2 counters must have run, not skipped
 			grep -q "^PASS $tag/ksft/kvmguest/guestmod-two-counters-verdict-pass\$" \
 				"$out/results-$s-kvm.txt" ||
