@@ -331,6 +331,38 @@ static void n3t_step_aside(struct n3t_cpu *pc)
 }
 
 /*
+ * Hidden events: a hypervisor may let a guest program an event its PMU
+ * implements (PMCEID) and never count it (a filter).  A zero is then no
+ * measurement, but only an event every running core counts (the core
+ * type's always set: instructions and operations) can be told from a true
+ * zero.  Even an idle CPU's slice holds the sampler's own instructions
+ * (the counters count the kernel too) between the enable at its start and
+ * the read at its end, so such an event that counted nothing in a
+ * complete slice in which CPU_CYCLES, counted beside it, advanced
+ * N3T_HIDDEN_CYCLES or more (milliseconds of a running core) does not
+ * count at all: it is hidden, and its metrics undefined, until a later
+ * such slice sees it count.  A slice of fewer cycles, or without
+ * CPU_CYCLES, judges nothing.  Its counter stays: what it would free is
+ * one counter, and a filter lifted is seen at once.
+ */
+#define N3T_HIDDEN_CYCLES	10000000ULL
+
+static void n3t_judge_hidden(struct n3t_cpu *pc, const struct n3t_cpu_member *m,
+			     unsigned int nr, const u64 *d)
+{
+	unsigned int i, cycles = pc->dom->model->cycles;
+
+	for (i = 0; i < nr; i++)
+		if (m[i].ev == cycles)
+			break;
+	if (i == nr || !test_bit(cycles, pc->dom->usable) || d[i] < N3T_HIDDEN_CYCLES)
+		return;
+	for (i = 0; i < nr; i++)
+		if (test_bit(m[i].ev, pc->dom->always) && test_bit(m[i].ev, pc->dom->usable))
+			__assign_bit(m[i].ev, pc->hidden, !d[i]);
+}
+
+/*
  * Stop the active set, read it, fold a complete slice into the interval;
  * @next: the set that counts next (its counters that the active set shares
  * stay enabled, and are read enabled), or N3T_NO_SET to switch every
@@ -442,6 +474,7 @@ static bool n3t_end_slice(struct n3t_cpu *pc, unsigned int next, bool may_aside)
 	for (i = 0; i < s->nr; i++)
 		m[i].acc += d[i];
 	s->good_ns += slice_ns;
+	n3t_judge_hidden(pc, m, s->nr, d);
 	return false;
 }
 
@@ -553,6 +586,8 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	const struct n3t_plan *plan = pc->plan;
 	struct n3t_result *r = &pc->scratch;
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
+	/* the events whose counts are measurements: usable, not hidden */
+	DECLARE_BITMAP(live, N3T_MAX_EVENTS);
 	/* the interval's sets: 0 .. nr_every - 1, and the rotating one's */
 	unsigned int last = n3t_sched_interval_set(&pc->sch, pc->sch.nr_slots - 1);
 	bool composed = !bitmap_empty(plan->composed, N3T_MAX_METRICS);
@@ -562,6 +597,8 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	r->end_ns = now;
 	r->interval_ns = now - pc->interval_start;
 	r->nr_sets = pc->sch.nr_slots;
+	bitmap_copy(r->hidden, pc->hidden, N3T_MAX_EVENTS);
+	bitmap_andnot(live, pc->dom->usable, pc->hidden, N3T_MAX_EVENTS);
 	for (slot = 0; slot < pc->sch.nr_slots; slot++) {
 		struct n3t_cpu_set *cs;
 
@@ -580,7 +617,7 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 			for (i = cs->first; i < cs->first + cs->nr; i++) {
 				pc->count_scratch[pc->ev[i].ev] = pc->ev[i].acc;
 				/* a complete slice had every usable member */
-				if (test_bit(pc->ev[i].ev, pc->dom->usable))
+				if (test_bit(pc->ev[i].ev, live))
 					__set_bit(pc->ev[i].ev, counted);
 			}
 		}
@@ -594,7 +631,7 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 
 		if (in_turn ? !pc->set[s].good_ns : !pc->pub_set[s].good_ns)
 			continue;
-		bitmap_and(counted, plan->set[s].events, pc->dom->usable, N3T_MAX_EVENTS);
+		bitmap_and(counted, plan->set[s].events, live, N3T_MAX_EVENTS);
 		bitmap_or(r->counted, r->counted, counted, N3T_MAX_EVENTS);
 	}
 	/*
@@ -603,7 +640,7 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	 * outside the readers' section)
 	 */
 	if (composed)
-		n3t_eval_composed(plan, pc->rate_delta, pc->set_ns, pc->dom->usable,
+		n3t_eval_composed(plan, pc->rate_delta, pc->set_ns, live,
 				  pc->dom->slots, pc->count_scratch, r->value, r->valid);
 
 	preempt_disable();
@@ -654,6 +691,7 @@ static void n3t_end_interval_aside(struct n3t_cpu *pc, u64 now)
 	r->nr_sets = 0;
 	bitmap_zero(r->valid, N3T_MAX_METRICS);
 	bitmap_zero(r->counted, N3T_MAX_EVENTS);
+	bitmap_copy(r->hidden, pc->hidden, N3T_MAX_EVENTS);
 	preempt_disable();
 	write_seqcount_begin(&pc->pub_lock);
 	pc->pub = *r;

@@ -50,6 +50,9 @@ enum n3t_schedule {
  * @load_capacity: @capacity found at load
  * @load_cycle_counter: @cycle_counter found at load
  * @usable: events the PMU implements and accepted (model event indices)
+ * @always: events every running core counts, so that a zero is a hidden
+ *	event, not a measurement (n3t_end_slice(): instructions and operations,
+ *	retired and speculated; model event indices)
  * @pmu_total: counters of the PMU, the cycle counter included (0: unknown,
  *	then what the first probe finds free)
  * @reserved: counters of @pmu_total the module leaves to others (the perf
@@ -72,6 +75,7 @@ struct n3t_core_type {
 	unsigned int load_capacity;
 	bool load_cycle_counter;
 	DECLARE_BITMAP(usable, N3T_MAX_EVENTS);
+	DECLARE_BITMAP(always, N3T_MAX_EVENTS);
 	unsigned int pmu_total;
 	unsigned int reserved;
 };

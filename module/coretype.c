@@ -239,6 +239,19 @@ static void n3t_pmceid(const struct n3t_model *model, const u64 *id, unsigned lo
 	}
 }
 
+/*
+ * Whether every core counts event @code whenever it runs: an instruction
+ * or an operation, retired or speculated (the PMUv3 common events).  Over
+ * millions of cycles such an event cannot count nothing: if it does, its
+ * counts do not reach the guest (a hypervisor's filter), see
+ * n3t_end_slice().  A cache refill or an SVE operation may truly not happen.
+ */
+static bool n3t_always_counts(u16 code)
+{
+	return code == ARMV8_PMUV3_PERFCTR_INST_RETIRED || code == ARMV8_PMUV3_PERFCTR_INST_SPEC ||
+	       code == ARMV8_PMUV3_PERFCTR_OP_RETIRED || code == ARMV8_PMUV3_PERFCTR_OP_SPEC;
+}
+
 /**
  * n3t_core_type_of() - the core type a CPU belongs to
  * @id: what the CPU said about itself (n3t_read_id())
@@ -255,7 +268,7 @@ static struct n3t_core_type *n3t_core_type_of(const struct n3t_cpu_id *id, bool 
 	const struct n3t_model *model = n3t_test_model(id->cpu) ?: n3t_forced_model() ?:
 					n3t_match_model(id->midr);
 	struct n3t_core_type *d;
-	unsigned int i;
+	unsigned int i, e;
 
 	if (!model && n3t_generic_fits(n3t_generic_model(), id) == N3T_GENERIC_OK)
 		model = n3t_generic_model();
@@ -285,6 +298,10 @@ static struct n3t_core_type *n3t_core_type_of(const struct n3t_cpu_id *id, bool 
 	d->slots = n3t_param_slots ?: id->pmmir_slots ?: (model->generic ? 0 : model->slots);
 	bitmap_zero(d->usable, N3T_MAX_EVENTS);
 	bitmap_set(d->usable, 0, model->nr_events);
+	bitmap_zero(d->always, N3T_MAX_EVENTS);
+	for (e = 0; e < model->nr_events; e++)
+		if (n3t_always_counts(model->events[e].code))
+			__set_bit(e, d->always);
 	if (n3t_cpu_pmu) {
 		if (!n3t_all_events())
 			n3t_pmceid(model, id->pmceid, d->usable);

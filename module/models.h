@@ -42,7 +42,7 @@ extern const struct n3t_model n3t_generic;
 /* cpuN/ages, system/ages (neoverse-v3): every group selected */
 #define N3T_TEXT_MAX_AGES	1697
 /* cpuN/status, system/status (neoverse-v3): N3T_MAX_SETS sets at most */
-#define N3T_TEXT_MAX_STATUS	3726
+#define N3T_TEXT_MAX_STATUS	3782
 /* cpuN/cpu_model, system/cpu_model (neoverse-n2-r0p3): the longest name */
 #define N3T_TEXT_MAX_DIR_CPU_MODEL	17
 /* groups, available_groups (all): the names of the N3T_MAX_CORE_TYPES models with the most */

@@ -52,7 +52,9 @@ struct n3t_pub_set {
  *	state (struct n3t_cpu.scratch), since load as n3t_read_cpu() returns it
  * @value: metric values, fixed point (engine.h)
  * @valid: which @value are defined
- * @counted: events counted in the interval
+ * @counted: events counted in the interval (not the hidden ones)
+ * @hidden: events that counted nothing while the core ran (struct
+ *	n3t_cpu.hidden): their metrics are undefined
  * @ev_count: cumulative count of each event (as published: since load,
  *	struct n3t_base included)
  * @ev_ns: cumulative time each event was counting (likewise)
@@ -66,6 +68,7 @@ struct n3t_result {
 	s64 value[N3T_MAX_METRICS];
 	DECLARE_BITMAP(valid, N3T_MAX_METRICS);
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
+	DECLARE_BITMAP(hidden, N3T_MAX_EVENTS);
 	u64 ev_count[N3T_MAX_EVENTS];
 	u64 ev_ns[N3T_MAX_EVENTS];
 };
@@ -200,6 +203,9 @@ struct n3t_cpu_set {
  * @ev: the events of all sets, set after set (sampler only)
  * @ctr: the counters, one per distinct event (sampler only): a counter of
  *	two consecutive sets stays enabled across the switch
+ * @hidden: events of @dom's always set that counted nothing in the latest
+ *	complete slice that judged them: one of theirs in which CPU_CYCLES
+ *	advanced N3T_HIDDEN_CYCLES or more (n3t_end_slice(); sampler only)
  * @scratch: result being built (sampler only)
  * @count_scratch: engine input (sampler only)
  * @pub_lock: seqcount protecting @pub, @pub_set and @pub_delta; written
@@ -260,6 +266,7 @@ struct n3t_cpu {
 	struct n3t_cpu_set *set;
 	struct n3t_cpu_member *ev;
 	struct n3t_cpu_ev *ctr;
+	DECLARE_BITMAP(hidden, N3T_MAX_EVENTS);
 	struct n3t_result scratch;
 	u64 count_scratch[N3T_MAX_EVENTS];
 	seqcount_t pub_lock;

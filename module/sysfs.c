@@ -139,6 +139,8 @@ static struct n3t_view *n3t_view_get(int cpu)
 	unsigned int c, s, i, e, first;
 	struct n3t_view *v, *one = NULL;
 	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
+	/* the events whose sums are measurements: usable, hidden on no CPU */
+	DECLARE_BITMAP(measured, N3T_MAX_EVENTS);
 	DECLARE_BITMAP(overflow, N3T_MAX_SETS);
 	u64 *counts, *set_ns = NULL;
 
@@ -195,6 +197,8 @@ static struct n3t_view *n3t_view_get(int cpu)
 			continue;
 		v->ok = true;
 		v->nr_cpus++;
+		/* an event hidden on one CPU spoils the sums: hidden for all */
+		bitmap_or(v->res.hidden, v->res.hidden, one->res.hidden, N3T_MAX_EVENTS);
 		v->res.end_ns = max(v->res.end_ns, one->res.end_ns);
 		v->res.interval_ns = max(v->res.interval_ns, one->res.interval_ns);
 		v->res.nr_sets = max(v->res.nr_sets, one->res.nr_sets);
@@ -217,12 +221,13 @@ static struct n3t_view *n3t_view_get(int cpu)
 			first += w;
 		}
 	}
+	bitmap_andnot(measured, dom->usable, v->res.hidden, N3T_MAX_EVENTS);
 	for (s = 0, i = 0; s < nr; s++) {
 		bitmap_zero(counted, N3T_MAX_EVENTS);
 		for_each_set_bit(e, plan->set[s].events, N3T_MAX_EVENTS) {
 			counts[e] = v->delta[i++];
 			if (v->sets[s].good_ns && !test_bit(s, overflow) &&
-			    test_bit(e, dom->usable))
+			    test_bit(e, measured))
 				__set_bit(e, counted);
 		}
 		bitmap_or(v->res.counted, v->res.counted, counted, N3T_MAX_EVENTS);
@@ -233,7 +238,7 @@ static struct n3t_view *n3t_view_get(int cpu)
 	if (plan && !bitmap_empty(plan->composed, N3T_MAX_METRICS)) {
 		for (s = 0; s < nr; s++)
 			set_ns[s] = test_bit(s, overflow) ? 0 : v->sets[s].good_ns;
-		n3t_eval_composed(plan, v->delta, set_ns, dom->usable, dom->slots, counts,
+		n3t_eval_composed(plan, v->delta, set_ns, measured, dom->slots, counts,
 				  v->res.value, v->res.valid);
 	}
 	kfree(set_ns);
@@ -463,7 +468,8 @@ static_assert(N3T_TEXT_MAX_STATUS <= PAGE_SIZE, "cpuN/status does not fit in a p
 static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
 	struct n3t_view *v;
-	unsigned int s;
+	unsigned int s, e;
+	char sep;
 	int len;
 
 	v = n3t_dir_view(kobj);
@@ -484,6 +490,14 @@ static ssize_t status_show(struct kobject *kobj, struct kobj_attribute *attr, ch
 				     v->nr_state[N3T_CPU_NO_COUNTERS],
 				     v->nr_state[N3T_CPU_UNSUPPORTED],
 				     v->nr_state[N3T_CPU_ASIDE]);
+	/* events counted but never counting (a hypervisor's filter): n3t_end_slice() */
+	len += sysfs_emit_at(buf, len, "hidden_events");
+	sep = ' ';
+	for_each_set_bit(e, v->res.hidden, v->dom ? v->dom->model->nr_events : 0) {
+		len += sysfs_emit_at(buf, len, "%c%s", sep, v->dom->model->events[e].name);
+		sep = ',';
+	}
+	len += sysfs_emit_at(buf, len, sep == ' ' ? " none\n" : "\n");
 	for (s = 0; s < v->nr_sets; s++) {
 		const struct n3t_pub_set *ps = &v->sets[s];
 		/* system/: good_ns sums over CPUs; coverage is per CPU on average */

@@ -7,7 +7,8 @@
 # guest ns, whatever the host does).  See Documentation/n3telemetry.rst, "Cost".
 #
 #   bench.sh            the full matrix (1, 4, 16 vCPUs; scaling to 64; the
-#                       context-switch benchmark at 1 vCPU)
+#                       context-switch benchmark at 1 vCPU; the PMU traps of
+#                       a KVM guest with the module inside)
 #   bench.sh --smoke    1 vCPU, 1 s runs: idle and the module's default twice,
 #                       every other module row, perf stat grouped and
 #                       node_exporter (the persistent client) once, a short
@@ -23,6 +24,7 @@
 # Environment: N3T_BENCH_CPUS="1 4 16", N3T_BENCH_SCALE="1 4 16 64" (empty:
 # no scaling boots), N3T_BENCH_SECS=5, N3T_BENCH_SCALE_SECS=20 (the scaling
 # runs' window), N3T_BENCH_REPS=2 (the scaling runs' too),
+# N3T_BENCH_TRAP_SECS=15 (the KVM guest's traps: each run's window),
 # N3T_BENCH_CONFIGS (the 1 vCPU boot's configurations, guest.sh; the
 # default leaves out perf-all-grouped, perf-all-flat and ne-15s-wget),
 # N3T_BENCH_PP (the context-switch benchmark's configurations, guest.sh),
@@ -82,6 +84,9 @@ for a in wget ifconfig; do ln -s busybox "$ov/bin/$a"; done
 
 step "initramfs"
 "$top/selftests/vm/mkinitramfs.sh" "$out/mod" "$out/base.cpio.gz"
+# the traps' boot: the test VM's, with Debian's 6.1 kernel as its KVM guest
+"$top/selftests/vm/guest-progs.sh" "$top/build/guest-bin"
+N3T_GUEST_KERNEL=$ddir/vmlinuz "$top/selftests/vm/mkinitramfs.sh" "$out/mod" "$out/initramfs-kvm.cpio.gz"
 (cd "$ov" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) > "$out/overlay.cpio.gz"
 cat "$out/base.cpio.gz" "$out/overlay.cpio.gz" > "$out/initramfs.cpio.gz"
 
@@ -98,6 +103,36 @@ boot() {
 		< /dev/null > "$out/$tag.log" 2>&1 || rc=$?
 	echo "   $tag: ${cpus} vCPU, $(( $(date +%s) - b0 ))s wall${rc/#0/}"
 	grep -q '^BENCH end' "$out/$tag.log" || { tail -20 "$out/$tag.log"; return 1; }
+}
+
+# traps TAG APPEND...: what the module costs a KVM guest in PMU register
+# traps (selftests/n3telemetry/kvmtraps.sh): the 6.1 kernel as a KVM host
+# (QEMU emulates EL2) with a Linux guest of the same kernel, the module and
+# pmuuser inside it; console in $out/TAG.log, the table's lines in
+# $out/TAG.txt
+traps() {
+	local tag=$1 rc=0 b0
+	shift
+	b0=$(date +%s)
+	timeout --foreground 1800 qemu-system-aarch64 -M virt,gic-version=3,virtualization=on \
+		-cpu max,pauth-impdef=on -smp 2 -m 2G -icount shift=0,sleep=off -nographic -no-reboot \
+		-nic none -kernel "$ddir/vmlinuz" -initrd "$out/initramfs-kvm.cpio.gz" \
+		-append "console=ttyAMA0 loglevel=4 panic=-1 nokaslr n3t.mode=check n3t.only=kvmtraps.sh $*" \
+		< /dev/null > "$out/$tag.log" 2>&1 || rc=$?
+	echo "   $tag: 2 vCPU, KVM guest of 1, $(( $(date +%s) - b0 ))s wall${rc/#0/}"
+	grep -qE 'KSFT: *# Totals: pass:6 fail:0' "$out/$tag.log" || { grep KSFT "$out/$tag.log" | tail -30; return 1; }
+	sed -n 's/^KSFT: *# TRAPS //p' "$out/$tag.log" | awk '
+		{ v[$1] = $2; order[++n] = $1 }
+		END {
+			print "PMU register traps a KVM guest takes per guest second (kvm_sys_access on the host;"
+			print "Debian 12 6.1 host and guest, 1 vCPU spinning, the guest PMU 6 counters and cycles)"
+			for (i = 1; i <= n; i++)
+				printf "  %-14s %8.1f %s\n", order[i], v[order[i]],
+					order[i] == "none" ? "" : sprintf("(%.1f beyond the guest alone)", v[order[i]] - v["none"])
+			d = v["default"] - v["none"]; p = v["perf-default"] - v["none"]
+			printf "  %-8s default at least 10x fewer than perf-default: %.1f against %.1f (%.1fx)\n",
+				d * 10 <= p ? "met" : "NOT met", d, p, d > 0 ? p / d : 0
+		}' > "$out/$tag.txt"
 }
 
 secs=${N3T_BENCH_SECS:-5}
@@ -173,6 +208,11 @@ if [ -n "${N3T_BENCH_ONLY:-}" ]; then
 	specs=("${keep[@]}")
 fi
 logs=() pids=() fail=0
+# the traps' boot (N3T_BENCH_ONLY: when it names "traps")
+tr_pid=
+case " ${N3T_BENCH_ONLY:-traps} " in
+*" traps "*) traps traps "N3T_TRAP_SECS=${N3T_BENCH_TRAP_SECS:-15}" & tr_pid=$! ;;
+esac
 for s in "${specs[@]}"; do
 	read -r tag n args <<< "$s"
 	[ "$tag" = profile ] && args="$args ${N3T_BENCH_PROFILE:-}"
@@ -186,6 +226,7 @@ for s in "${specs[@]}"; do
 	pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p" || fail=1; done
+[ -z "$tr_pid" ] || wait "$tr_pid" || fail=1
 [ $fail = 0 ] || echo "== some boots failed; the table shows what there is"
 
 step "table"
@@ -193,6 +234,10 @@ step "table"
 # failed) fails the table, and make bench, after it is printed
 python3 "$here/table.py" --kernel "Debian $(basename "$ddir" | sed 's/^distro-//')" \
 	"${logs[@]}" "${tlogs[@]}" > "$out/table.txt" || fail=2
+if [ -s "$out/traps.txt" ]; then
+	echo >> "$out/table.txt"
+	cat "$out/traps.txt" >> "$out/table.txt"
+fi
 cat "$out/table.txt"
 [ $fail != 2 ] || { echo "== bench FAILED: BENCH errors (end of the table)"; exit 1; }
 echo "== bench done in $(( $(date +%s) - t0 ))s; table in $out/table.txt"

@@ -172,6 +172,8 @@ for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
         f'interval_ns {0 if idle else 1000000000}\nlost_slices {lost}\n'
         + ('state collecting\n' if cpu is not None else
            f'cpus_collecting {len(CPUS)}\ncpus_isolated 0\ncpus_failed 0\ncpus_unsupported 0\n') +
+        ('hidden_events INST_RETIRED,OP_SPEC\n' if variant == 'hidden' and cpu in (1, None) else
+         'hidden_events none\n') +
         f'set0_coverage {"0.00" if idle else "99.50"}\nset0_lost 0\n')
     put(f'{d}/events', ''.join(f'{e} {m.counts(cpu, e)[0]} {m.counts(cpu, e)[1]}\n'
                                for e in sorted(m.used, key=m.events.index)))
@@ -183,6 +185,9 @@ for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
 
 if variant == 'malformed':
     put('cpu1/general', 'ipc one-point-two\n')
+if variant == 'malformed-hidden':
+    with open(f'{root}/cpu1/status', 'a') as f:
+        f.write('hidden_events INST_RETIRED","x\n')
 if variant == 'missing-file':
     os.remove(os.path.join(root, 'cpu3/l2_cache'))
 

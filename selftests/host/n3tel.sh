@@ -406,6 +406,23 @@ err() {	# err NAME PATTERN CMD...
 err module-missing "not loaded" "$N3TEL" --sysfs "$out/nonexistent" show
 fx malformed malformed
 err malformed "malformed line" "$N3TEL" --sysfs "$out/malformed" --text show
+# hidden events (status hidden_events): shown and exported where some are,
+# nothing where none are; a name other than [A-Z0-9_,] is malformed
+fx hidden hidden
+t hidden-show sh -c "'$N3TEL' --sysfs '$out/hidden' --text show --cpu 1 |
+	grep -q '^  hidden events (counted nothing while the CPU ran; their metrics nan): INST_RETIRED,OP_SPEC\$'"
+t hidden-show-system sh -c "'$N3TEL' --sysfs '$out/hidden' --text show --cpu system | grep -q 'hidden events.*: INST_RETIRED,OP_SPEC\$'"
+t hidden-none-not-shown sh -c "! '$N3TEL' --sysfs '$out/hidden' --text show --cpu 0 | grep -q hidden"
+t hidden-json python3 -c "
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], '--sysfs', sys.argv[2], '--text', 'export', '--format', 'json', '--scope', 'all'],
+                              capture_output=True, check=True).stdout)
+h = {c['cpu']: c.get('hidden_events') for c in d['cpus']}
+assert h == {0: None, 1: 'INST_RETIRED,OP_SPEC', 2: None, 3: None}, h
+assert d['system']['hidden_events'] == 'INST_RETIRED,OP_SPEC', d['system']
+" "$N3TEL" "$out/hidden"
+fx malformed-hidden malformed-hidden
+err malformed-hidden "malformed line in .*cpu1/status" "$N3TEL" --sysfs "$out/malformed-hidden" --text show
 fx missing missing-file
 err missing-file "cannot read .*cpu3/l2_cache" "$N3TEL" --sysfs "$out/missing" --text export --format json --scope all
 fx badmagic bad-magic

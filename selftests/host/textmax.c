@@ -93,10 +93,10 @@ static int sets_len(const struct n3t_model *model, const struct n3t_plan *p)
 }
 
 /* cpuN/status and system/status: status_show(), the longer of the two */
-static int status_len(const struct n3t_plan *p)
+static int status_len(const struct n3t_model *model, const struct n3t_plan *p)
 {
-	int len, cpu = 0, sys, i;
-	unsigned int s;
+	int len, cpu = 0, sys, i, hidden = 0;
+	unsigned int s, e;
 
 	len = tlen("seq %llu\nend_ns %llu\ninterval_ns %llu\nlost_slices %llu\n",
 		   U64_WIDE, U64_WIDE, U64_WIDE, U64_WIDE);
@@ -107,6 +107,14 @@ static int status_len(const struct n3t_plan *p)
 		   U32_WIDE, U32_WIDE);
 	sys += tlen("cpus_failed %u\ncpus_unsupported %u\n", U32_WIDE, U32_WIDE);
 	len += imax(cpu, sys);
+	/* every event of those every running core counts hidden (coretype.c) */
+	for (e = 0; e < model->nr_events; e++) {
+		switch (model->events[e].code) {
+		case 0x08: case 0x1b: case 0x3a: case 0x3b:
+			hidden += tlen(" %s", model->events[e].name);
+		}
+	}
+	len += tlen("hidden_events") + imax(hidden, tlen(" none")) + tlen("\n");
 	for (s = 0; s < p->nr_sets; s++) {
 		len += tlen("set%u_coverage %llu.%02llu\nset%u_lost %llu\n", s, 100ULL, 0ULL, s,
 			    U64_WIDE);
@@ -132,7 +140,7 @@ static void try_plan(const struct n3t_model *model, u32 groups, struct worst *w)
 				snprintf(w->sets_how, sizeof(w->sets_how),
 					 "capacity %u cycles %u groups 0x%x", cap, cyc, groups);
 			}
-			n = status_len(&p);
+			n = status_len(model, &p);
 			if (n > w->status) {
 				w->status = n;
 				snprintf(w->status_how, sizeof(w->status_how),

@@ -20,10 +20,12 @@ for d in $N3T/cpu[0-9]* $N3T/system; do
 			END { exit bad != 0 }' "$d/$g" || bad=$((bad + 1))
 		a=$(cut -d' ' -f1 "$d/$g")
 		b=$(cut -d' ' -f1 "$d/$g")
-		[ "$a" = "$b" ] || bad=$((bad + 1))
+		[ "$a" = "$b" ] || { echo "# $d/$g: lines differ between reads"; bad=$((bad + 1)); }
 	done
-	awk 'NF != 3 || $1 !~ /^[A-Z0-9_]+$/ || $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ { bad++ } END { exit bad != 0 }' "$d/events" || bad=$((bad + 1))
+	awk 'NF != 3 || $1 !~ /^[A-Z0-9_]+$/ || $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ { bad++; print "# " FILENAME ": " $0 }
+		END { exit bad != 0 }' "$d/events" || bad=$((bad + 1))
 	awk '$1 == "state" && $2 ~ /^[a-z-]+$/ && NF == 2 { next }
+		$1 == "hidden_events" && $2 ~ /^(none|[A-Z0-9_]+(,[A-Z0-9_]+)*)$/ && NF == 2 { next }
 		NF != 2 || $2 !~ /^[0-9]+(\.[0-9][0-9])?$/ { bad++; print "# " $0 } END { exit bad != 0 }' "$d/status" || bad=$((bad + 1))
 done
 expect_eq all-lines-parse 0 "$bad"

@@ -54,7 +54,11 @@
  * PMU's counters, the cycle counter included, N3TG_COUNTERS to its event
  * counters (guestmod-init reads it).  -s SECS bounds the whole run
  * (default 300);
- * -b starts the busy loop when kvmperf says "n3tg: start".  Exit status: 0
+ * -b starts the busy loop when kvmperf says "n3tg: start"; -m FILE writes
+ * each guest line with "n3tg: mark" to FILE as the vCPU thread takes it
+ * from the UART (the host's tracefs trace_marker: a guest's window in the
+ * host's trace, in order with the traps of its PMU accesses, kvmtraps.sh).
+ * Exit status: 0
  * kvmperf said PASS, 1 it said FAIL, 2 it said neither (the guest did not
  * boot, or crashed, or SECS passed), 4 as above.
  */
@@ -115,6 +119,8 @@ int main(void)
 static int pmu_counters = -1;
 static uint16_t denied[MAX_EV];
 static unsigned int nr_denied;
+/* -m: where the Linux guest's "n3tg: mark" lines are copied (or -1) */
+static int mark_fd = -1;
 #define MAX_REPORTS	100000
 
 #define EV_INST_RETIRED	0x08
@@ -737,6 +743,9 @@ static int run_linux(const char *image, const char *initrd, const char *args,
 					break;
 				printf("guest: %s\n", line);
 				fflush(stdout);
+				if (mark_fd >= 0 && strstr(line, "n3tg: mark") &&
+				    write(mark_fd, line, strlen(line)) < 0)
+					die("write the mark");
 				if (strstr(line, "n3tg: start")) {
 					t_start = now();
 					if (busy && !child)
@@ -804,7 +813,7 @@ int main(int argc, char **argv)
 	int opt, vcpu;
 	void *ram;
 
-	while ((opt = getopt(argc, argv, "Ae:n:s:r:c:bvL:i:a:N:F:")) != -1) {
+	while ((opt = getopt(argc, argv, "Ae:n:s:r:c:bvL:i:a:N:F:m:")) != -1) {
 		switch (opt) {
 		case 'N':
 			pmu_counters = atoi(optarg);
@@ -815,6 +824,11 @@ int main(int argc, char **argv)
 			if (nr_denied == MAX_EV)
 				return 2;
 			denied[nr_denied++] = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			mark_fd = open(optarg, O_WRONLY);
+			if (mark_fd < 0)
+				die(optarg);
 			break;
 		case 'L':
 			image = optarg;
@@ -858,7 +872,7 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || spin < 1000 || (busy && cpu < 0) || !image != !initrd) {
 		fprintf(stderr, "usage: kvmguest [-A | -e EVENT]... [-n SPIN>=1000] [-s SECS] [-r REPORTS] [-c CPU [-b]] [-N COUNTERS] [-F EVENT]... [-v]\n");
-		fprintf(stderr, "       kvmguest -L IMAGE -i INITRAMFS [-a BOOTARGS] [-s SECS] [-c CPU [-b]] [-N COUNTERS] [-F EVENT]... [-v]\n");
+		fprintf(stderr, "       kvmguest -L IMAGE -i INITRAMFS [-a BOOTARGS] [-s SECS] [-c CPU [-b]] [-N COUNTERS] [-F EVENT]... [-m FILE] [-v]\n");
 		return 2;
 	}
 	if (cpu >= 0) {

@@ -7,7 +7,7 @@
 # that kernel, decompressed, as /lib/n3t/guest-Image, and the guest's own
 # initramfs, /lib/n3t/guest-initrd.cpio.gz: kvmperf (guest-progs.sh) as /init;
 # and /lib/n3t/guestmod-initrd.cpio.gz, the module inside the guest
-# (selftests/n3telemetry/guestmod-init as /init).
+# (selftests/n3telemetry/guestmod-init as /init, and pmuuser).
 # usage: [N3T_GUEST_KERNEL=IMAGE] mkinitramfs.sh MODDIR OUTPUT.cpio.gz
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -74,6 +74,7 @@ if [ -n "${N3T_GUEST_KERNEL:-}" ]; then
 	(cd "$root/bin" && find . -type l -lname busybox -exec cp -a {} "$groot/bin/" \;)
 	ln -sf ../bin/busybox "$groot/sbin/poweroff"
 	cp "$root"/lib/n3t/*.ko "$groot/lib/n3t/"
+	cp "$root/bin/pmuuser" "$groot/bin/"	# kvmtraps.sh's perf user
 	cp "$top/selftests/n3telemetry/guestmod-init" "$groot/init"
 	chmod 755 "$groot/init"
 	(cd "$groot" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -9) \

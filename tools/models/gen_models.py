@@ -373,6 +373,10 @@ TEXT_FILES = [
 OVER_PAGE = {}
 
 
+# INST_RETIRED, INST_SPEC, OP_RETIRED, OP_SPEC: n3t_always_counts()
+ALWAYS_COUNTS = (0x08, 0x1b, 0x3a, 0x3b)
+
+
 def metric_events(metric):
     """The events a compiled metric reads (the engine's n3t_metric_events())."""
     return {f for p in (metric['num'], metric['den']) for mono in p for f in mono
@@ -412,7 +416,10 @@ def text_bounds(mdl):
     system = f'state {max(SYSTEM_STATES, key=len)}\ncpus_collecting {U32}\n' \
         f'cpus_isolated {U32}\ncpus_failed {U32}\ncpus_unsupported {U32}\n' \
         f'cpus_aside {U32}\n'
-    b['status'] = len(head) + max(len(cpu), len(system)) + \
+    # the events every running core counts (module/coretype.c), all hidden
+    always = [e for e, c in mdl['events'] if c in ALWAYS_COUNTS]
+    hidden = len('hidden_events') + max(len(' none'), sum(len(f' {e}') for e in always)) + 1
+    b['status'] = len(head) + max(len(cpu), len(system)) + hidden + \
         sum(len(f'set{s}_coverage {COVERAGE}\nset{s}_lost {U64}\n') for s in range(nr_sets))
     b['dir_cpu_model'] = max(len(f'{x}\n') for x in [mdl['file']] + DIR_NO_MODEL)
     return b

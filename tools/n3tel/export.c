@@ -104,7 +104,8 @@ static void json_groups(const struct model *md)
 /*
  * A view as JSON.  Metrics keep the module's units (percentages 0..100):
  * {"value": 21.37 or null when undefined, "unit": ..., "selected": whether
- * the module collects it (its group is selected)}, and "composed": true
+ * the module collects it (its group is selected)}; "hidden_events" (a
+ * string, the status line's) before "metrics" when some are; "composed": true
  * after "selected" when the value is composed (not exact: its events
  * counted apart); an exact metric has no "composed" member.
  */
@@ -120,8 +121,11 @@ static void json_view(const struct tree *t, const struct view *v, const struct s
 	else
 		printf("{\"model\": \"%s\", ", md->name);
 	printf("\"seq\": %" PRIu64 ", \"end_ns\": %" PRIu64 ", \"interval_ns\": %" PRIu64
-	       ", \"lost_slices\": %" PRIu64 ",\n   \"metrics\": {", v->seq, v->end_ns, v->interval_ns,
-	       v->lost);
+	       ", \"lost_slices\": %" PRIu64 ",", v->seq, v->end_ns, v->interval_ns, v->lost);
+	/* the events' names are [A-Z0-9_] and commas: nothing to escape */
+	if (v->hidden[0])
+		printf(" \"hidden_events\": \"%s\",", v->hidden);
+	printf("\n   \"metrics\": {");
 	for (int m = 0; m < md->nr_metrics; m++) {
 		if (!want_metric(sel, md, m))
 			continue;

@@ -80,6 +80,12 @@ struct view {
 	uint64_t group_end_ns[MAX_GROUPS];
 	bool have_events;		/* events readable */
 	char state[64];			/* cpuN/status "state": collecting, isolated, ... */
+	/*
+	 * status "hidden_events": the events that counted nothing while the
+	 * CPU ran (a hypervisor's filter), comma separated; their metrics are
+	 * nan.  Empty: none, or not known (the snapshot, an older module).
+	 */
+	char hidden[256];
 	bool listed[MAX_EVENTS];
 	u128 count[MAX_EVENTS], ns[MAX_EVENTS];	/* system/'s sums pass 2^64 */
 };

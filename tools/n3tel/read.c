@@ -177,7 +177,28 @@ static int dir_model(const struct tree *t, const char *dir)
 	return m;
 }
 
-/* The state line of a cpuN/status; false if the directory vanished. */
+/*
+ * A status line "hidden_events none" or "hidden_events E1,E2" into
+ * v->hidden; false for any other line.
+ */
+static bool parse_hidden(const struct tree *t, const char *dir, const char *line,
+			 struct view *v)
+{
+	const char *h = line + 14;
+
+	if (strncmp(line, "hidden_events ", 14))
+		return false;
+	if (strcmp(h, "none") &&
+	    (!*h || strspn(h, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_,") != strlen(h)))
+		die("malformed line in %s/%s/status: \"%s\"", t->root, dir, line);
+	snprintf(v->hidden, sizeof(v->hidden), "%s", strcmp(h, "none") ? h : "");
+	return true;
+}
+
+/*
+ * The state and hidden_events lines of a cpuN/status; false if the
+ * directory vanished.
+ */
 static bool load_state(const struct tree *t, struct view *v, const char *dir)
 {
 	char *s = dir_slurp(t, dir, "status"), *p = s, *line;
@@ -185,8 +206,8 @@ static bool load_state(const struct tree *t, struct view *v, const char *dir)
 	if (!s)
 		return false;
 	while ((line = next_line(&p)))
-		if (sscanf(line, "state %63s", v->state) == 1)
-			break;
+		if (sscanf(line, "state %63s", v->state) != 1)
+			parse_hidden(t, dir, line, v);
 	free(s);
 	return true;
 }
@@ -237,7 +258,12 @@ static bool load_text_dir(struct tree *t, struct view *v, const char *dir, bool 
 		char name[64], word[64];
 		unsigned long long n = 0;
 
-		/* "name number", or "state word" (whether the CPU collects) */
+		/*
+		 * "name number", "state word" (whether the CPU collects) or
+		 * "hidden_events none" / "hidden_events E1,E2"
+		 */
+		if (parse_hidden(t, dir, line, v))
+			continue;
 		if (sscanf(line, "%63s %63s", name, word) != 2 ||
 		    (strcmp(name, "state") && sscanf(word, "%llu", &n) != 1))
 			die("malformed line in %s/%s: \"%s\"", t->root, rel, line);

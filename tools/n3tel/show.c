@@ -126,6 +126,9 @@ static void show_view(const struct tree *t, const struct view *v, uint32_t group
 		       v->interval_ns / 1000000000, v->interval_ns / 1000000 % 1000);
 	else
 		printf("  no complete interval yet\n");
+	if (v->hidden[0])
+		printf("  hidden events (counted nothing while the CPU ran; their metrics nan): %s\n",
+		       v->hidden);
 	if (l1 >= 0 && (groups & (1u << l1))) {
 		static const char *const sub[][2] = {
 			{ "frontend_bound", "topdown_frontend" },
