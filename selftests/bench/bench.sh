@@ -128,10 +128,10 @@ traps() {
 			print "Debian 12 6.1 host and guest, 1 vCPU spinning, the guest PMU 6 counters and cycles)"
 			for (i = 1; i <= n; i++)
 				printf "  %-14s %8.1f %s\n", order[i], v[order[i]],
-					order[i] == "none" ? "" : sprintf("(%.1f beyond the guest alone)", v[order[i]] - v["none"])
+					(order[i] == "none" ? "" : sprintf("(%.1f beyond the guest alone)", v[order[i]] - v["none"]))
 			d = v["default"] - v["none"]; p = v["perf-default"] - v["none"]
 			printf "  %-8s default at least 10x fewer than perf-default: %.1f against %.1f (%.1fx)\n",
-				d * 10 <= p ? "met" : "NOT met", d, p, d > 0 ? p / d : 0
+				(d * 10 <= p ? "met" : "NOT met"), d, p, (d > 0 ? p / d : 0)
 		}' > "$out/$tag.txt"
 }
 
