@@ -561,6 +561,20 @@ static void n3t_enable_set(struct n3t_cpu *pc)
 		n3t_stat_add(&pc->set_busy, 1);
 }
 
+/* Every metric of a hidden event undefined. */
+static void n3t_drop_hidden(const struct n3t_model *model, struct n3t_result *r)
+{
+	DECLARE_BITMAP(ev, N3T_MAX_EVENTS);
+	unsigned int m;
+
+	for_each_set_bit(m, r->valid, model->nr_metrics) {
+		bitmap_zero(ev, N3T_MAX_EVENTS);
+		n3t_metric_events(model, m, ev);
+		if (bitmap_intersects(ev, r->hidden, N3T_MAX_EVENTS))
+			__clear_bit(m, r->valid);
+	}
+}
+
 /*
  * A rotating set whose slice in the interval that ends was lost (a counter
  * not created, or one that did not count the whole slice: its lost count
@@ -597,8 +611,21 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	r->end_ns = now;
 	r->interval_ns = now - pc->interval_start;
 	r->nr_sets = pc->sch.nr_slots;
+	/*
+	 * Hidden as published: the events hidden now, and those a set's
+	 * published counts took while hidden (a set of another interval's
+	 * turn), until that set has been counted again
+	 */
+	for (slot = 0; slot < pc->sch.nr_slots; slot++) {
+		s = n3t_sched_interval_set(&pc->sch, slot);
+		if (!n3t_set_kept(pc, s))
+			bitmap_and(pc->set[s].hidden, pc->hidden, plan->set[s].events,
+				   N3T_MAX_EVENTS);
+	}
 	bitmap_copy(r->hidden, pc->hidden, N3T_MAX_EVENTS);
-	bitmap_andnot(live, pc->dom->usable, pc->hidden, N3T_MAX_EVENTS);
+	for (s = 0; s < pc->sch.nr_sets; s++)
+		bitmap_or(r->hidden, r->hidden, pc->set[s].hidden, N3T_MAX_EVENTS);
+	bitmap_andnot(live, pc->dom->usable, r->hidden, N3T_MAX_EVENTS);
 	for (slot = 0; slot < pc->sch.nr_slots; slot++) {
 		struct n3t_cpu_set *cs;
 
@@ -642,6 +669,9 @@ static void n3t_end_interval(struct n3t_cpu *pc, u64 now)
 	if (composed)
 		n3t_eval_composed(plan, pc->rate_delta, pc->set_ns, live,
 				  pc->dom->slots, pc->count_scratch, r->value, r->valid);
+	/* a set not counted in this interval keeps values of a hidden event */
+	if (!bitmap_empty(r->hidden, N3T_MAX_EVENTS))
+		n3t_drop_hidden(pc->dom->model, r);
 
 	preempt_disable();
 	write_seqcount_begin(&pc->pub_lock);

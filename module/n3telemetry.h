@@ -149,12 +149,15 @@ struct n3t_cpu_member {
  * @nr: number of events
  * @good_ns: this interval's time in complete slices
  * @lost: discarded slices since start
+ * @hidden: its events hidden (&struct n3t_cpu.hidden) when it was last
+ *	published: its published counts of them are no measurement
  */
 struct n3t_cpu_set {
 	unsigned int first;
 	unsigned int nr;
 	u64 good_ns;
 	u64 lost;
+	DECLARE_BITMAP(hidden, N3T_MAX_EVENTS);
 };
 
 /**

@@ -197,8 +197,15 @@ static struct n3t_view *n3t_view_get(int cpu)
 			continue;
 		v->ok = true;
 		v->nr_cpus++;
-		/* an event hidden on one CPU spoils the sums: hidden for all */
-		bitmap_or(v->res.hidden, v->res.hidden, one->res.hidden, N3T_MAX_EVENTS);
+		/*
+		 * an event hidden on a CPU whose counts are summed spoils the
+		 * sums: hidden for all (a stepped-aside CPU's are not summed)
+		 */
+		for (s = 0; s < nr; s++)
+			if (one->sets[s].good_ns)
+				break;
+		if (s < nr)
+			bitmap_or(v->res.hidden, v->res.hidden, one->res.hidden, N3T_MAX_EVENTS);
 		v->res.end_ns = max(v->res.end_ns, one->res.end_ns);
 		v->res.interval_ns = max(v->res.interval_ns, one->res.interval_ns);
 		v->res.nr_sets = max(v->res.nr_sets, one->res.nr_sets);

@@ -114,6 +114,7 @@ traps() {
 	local tag=$1 rc=0 b0
 	shift
 	b0=$(date +%s)
+	rm -f "$out/$tag.txt"
 	timeout --foreground 1800 qemu-system-aarch64 -M virt,gic-version=3,virtualization=on \
 		-cpu max,pauth-impdef=on -smp 2 -m 2G -icount shift=0,sleep=off -nographic -no-reboot \
 		-nic none -kernel "$ddir/vmlinuz" -initrd "$out/initramfs-kvm.cpio.gz" \

@@ -412,6 +412,7 @@ fx hidden hidden
 t hidden-show sh -c "'$N3TEL' --sysfs '$out/hidden' --text show --cpu 1 |
 	grep -q '^  hidden events (counted nothing while the CPU ran; their metrics nan): INST_RETIRED,OP_SPEC\$'"
 t hidden-show-system sh -c "'$N3TEL' --sysfs '$out/hidden' --text show --cpu system | grep -q 'hidden events.*: INST_RETIRED,OP_SPEC\$'"
+t hidden-show-snapshot sh -c "'$N3TEL' --sysfs '$out/hidden' show --cpu 1 | grep -q 'hidden events.*: INST_RETIRED,OP_SPEC\$'"
 t hidden-none-not-shown sh -c "! '$N3TEL' --sysfs '$out/hidden' --text show --cpu 0 | grep -q hidden"
 t hidden-json python3 -c "
 import json, subprocess, sys
@@ -423,6 +424,10 @@ assert d['system']['hidden_events'] == 'INST_RETIRED,OP_SPEC', d['system']
 " "$N3TEL" "$out/hidden"
 fx malformed-hidden malformed-hidden
 err malformed-hidden "malformed line in .*cpu1/status" "$N3TEL" --sysfs "$out/malformed-hidden" --text show
+for h in ',' 'A,,B' 'A,' ''; do
+	sed -i "s/^hidden_events .*/hidden_events $h/" "$out/malformed-hidden/cpu1/status"
+	err "malformed-hidden-'$h'" "malformed line in .*cpu1/status" "$N3TEL" --sysfs "$out/malformed-hidden" --text show
+done
 fx missing missing-file
 err missing-file "cannot read .*cpu3/l2_cache" "$N3TEL" --sysfs "$out/missing" --text export --format json --scope all
 fx badmagic bad-magic

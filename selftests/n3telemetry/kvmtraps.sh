@@ -37,8 +37,9 @@ SECS=${N3T_TRAP_SECS:-15}
 E=$TRACEFS/events/kvm/kvm_sys_access
 [ -d $E ] || skip_all "no kvm_sys_access tracepoint"
 echo 'CRn == 9 || (CRn == 14 && CRm >= 8)' > $E/filter
-# at most about 5000 traps a guest second, ~50 bytes each
-echo 16384 > $TRACEFS/buffer_size_kb
+# perf's multiplexing makes about 15000 traps a guest second, ~50 bytes
+# each: 1 MiB a second of the window and its settling, per CPU
+echo $(((SECS + 5) * 1024)) > $TRACEFS/buffer_size_kb
 echo 0 > $TRACEFS/events/enable
 echo 1 > $TRACEFS/tracing_on	# a test before may have left it off
 
@@ -56,9 +57,17 @@ traps() {
 	grep -E 'n3tg|kvmguest:' /tmp/kvmtraps.$_t | grep -v bootargs | sed "s/^/# $_t: /"
 	# between the marks: "n3tg: mark start UPTIME", "n3tg: mark end UPTIME"
 	awk -v t="$_t" '
-		/n3tg: mark start/ { on = 1; u0 = $NF; next }
-		/n3tg: mark end/ { on = 0; u1 = $NF; ended = 1; next }
-		on && /kvm_sys_access:/ { n++; sub(/.*kvm_sys_access: /, ""); sub(/^.*\) \(/, "("); reg[$0]++ }
+		/n3tg: mark start/ { on = 1; u0 = $NF; started = 1; next }
+		/n3tg: mark end/ { on = 0; u1 = $NF; ended = started; next }
+		# "PC: <pc> <name> (op0,op1,crn,crm,op2) read|write": the
+		# register, whatever code accessed it (6.1 names it by a macro
+		# expression, also dropped)
+		on && /kvm_sys_access:/ {
+			n++
+			sub(/.*kvm_sys_access: PC: [0-9a-fx]+ /, "")
+			sub(/^.*\) \(/, "(")
+			reg[$0]++
+		}
 		/^# entries-in-buffer/ { split($3, e, "/"); lost = e[2] - e[1] }
 		END {
 			if (!ended || u1 <= u0 || lost) {

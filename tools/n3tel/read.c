@@ -184,12 +184,17 @@ static int dir_model(const struct tree *t, const char *dir)
 static bool parse_hidden(const struct tree *t, const char *dir, const char *line,
 			 struct view *v)
 {
-	const char *h = line + 14;
+	const char *h;
+	size_t n;
 
 	if (strncmp(line, "hidden_events ", 14))
 		return false;
+	h = line + 14;
+	n = strlen(h);
+	/* none, or names of [A-Z0-9_] joined by single commas */
 	if (strcmp(h, "none") &&
-	    (!*h || strspn(h, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_,") != strlen(h)))
+	    (!n || n >= sizeof(v->hidden) || *h == ',' || h[n - 1] == ',' || strstr(h, ",,") ||
+	     strspn(h, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_,") != n))
 		die("malformed line in %s/%s/status: \"%s\"", t->root, dir, line);
 	snprintf(v->hidden, sizeof(v->hidden), "%s", strcmp(h, "none") ? h : "");
 	return true;

@@ -169,7 +169,8 @@ void show(struct tree *t, enum source src, const char *cpus, const char *const *
 	struct cpu_list cl;
 
 	parse_cpu_list(cpus, &cl);
-	load(t, src, cl.system ? LOAD_SYSTEM : LOAD_CPUS);
+	/* the states too: hidden events are in cpuN/status, not the snapshot */
+	load(t, src, cl.system ? LOAD_SYSTEM : LOAD_CPUS | LOAD_STATES);
 	check_cpus_exist(&cl, t);
 	/* --group names a group of any model; each CPU shows those its model has */
 	for (int k = 0; k < nr_groups; k++) {
