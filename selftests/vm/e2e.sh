@@ -452,7 +452,7 @@ modprobe -r n3telemetry
 # time then differs from the others' by that skew, about a millisecond a
 # second under TCG; the scripted counts come as impulses, not in proportion
 # to time as real counts do, so the rules' per-counted-second rates would
-# differ by up to 1e-3 instead of the 1e-4 asserted); spare=0: the default
+# differ by up to 1e-3); spare=0: the default
 # groups' 31 programmable events fill the 31 counters, one set
 cat > /etc/modprobe.d/n3t-e2e.conf <<'CONF'
 # e2e test only: n3telemetry counting on the scripted test PMU
