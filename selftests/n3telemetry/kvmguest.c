@@ -4,7 +4,7 @@
  * kselftest: the smallest VMM that gives a guest KVM's PMUv3 emulation.
  *
  *   kvmguest [-A | -e EVENT]... [-n SPIN] [-s SECS] [-r REPORTS] [-c CPU] [-b] [-v]
- *   kvmguest -L IMAGE -i INITRAMFS [-a BOOTARGS] [-s SECS] [-c CPU] [-b] [-v]
+ *   kvmguest -L IMAGE -i INITRAMFS [-a BOOTARGS] [-p VCPUS] [-s SECS] [-c CPU] [-b] [-v]
  *
  * One vCPU with KVM_ARM_VCPU_PMU_V3, an in-kernel vGICv3 (the PMU's
  * overflow interrupt is PPI 23, as on QEMU's virt machine) and 64 KiB of
@@ -52,7 +52,11 @@
  * its whole boot; else a quiet one), BOOTARGS are added to its command line
  * (N3TG_* there are kvmperf's settings), N3TG_EVENTS is set to the guest
  * PMU's counters, the cycle counter included, N3TG_COUNTERS to its event
- * counters (guestmod-init reads it).  -s SECS bounds the whole run
+ * counters, N3TG_CPUS to its vCPUs (guestmod-init reads them).  -p VCPUS
+ * (default 1, at most 4): that many vCPUs, each with KVM's PMU and a thread
+ * of its own, the second and later powered off until the guest brings them
+ * up (PSCI CPU_ON, which KVM answers); the guest takes them down and up
+ * again the same way (CPU hotplug).  -s SECS bounds the whole run
  * (default 300);
  * -b starts the busy loop when kvmperf says "n3tg: start"; -m FILE writes
  * each guest line with "n3tg: mark" to FILE as the vCPU thread takes it
@@ -78,6 +82,7 @@ int main(void)
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/kvm.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -271,16 +276,28 @@ static long switches(void)
 	return n;
 }
 
-/* the VM: memory with the guest, one vCPU with a PMU, a vGICv3 */
-static struct kvm_run *make_vm(int *vcpu_fd, void **ram_p, uint64_t ram_size,
-			       uint32_t features)
+/* a vCPU: its fd, its kvm_run, the thread that runs it */
+struct vcpu {
+	int fd;
+	struct kvm_run *run;
+	pthread_t thread;
+};
+
+#define MAX_VCPUS	4
+
+/*
+ * The VM: memory with the guest, nr vCPUs with a PMU each (the first
+ * running, the others powered off until the guest's PSCI CPU_ON), a vGICv3
+ */
+static void make_vm(struct vcpu *v, unsigned int nr, void **ram_p, uint64_t ram_size,
+		    uint32_t features)
 {
 	struct kvm_create_device dev = { .type = KVM_DEV_TYPE_ARM_VGIC_V3 };
 	struct kvm_userspace_memory_region mem;
-	struct kvm_vcpu_init init;
-	int kvm, vm, vcpu, run_size, irq = PMU_IRQ;
-	struct kvm_run *run;
+	struct kvm_vcpu_init pref, init;
+	int kvm, vm, run_size, irq = PMU_IRQ;
 	uint64_t addr;
+	unsigned int i;
 	void *ram;
 
 	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -312,12 +329,18 @@ static struct kvm_run *make_vm(int *vcpu_fd, void **ram_p, uint64_t ram_size,
 	};
 	xioctl(vm, KVM_SET_USER_MEMORY_REGION, &mem, "KVM_SET_USER_MEMORY_REGION");
 
-	vcpu = ioctl(vm, KVM_CREATE_VCPU, 0);
-	if (vcpu < 0)
-		die("KVM_CREATE_VCPU");
-	xioctl(vm, KVM_ARM_PREFERRED_TARGET, &init, "KVM_ARM_PREFERRED_TARGET");
-	init.features[0] |= 1U << KVM_ARM_VCPU_PMU_V3 | features;
-	xioctl(vcpu, KVM_ARM_VCPU_INIT, &init, "KVM_ARM_VCPU_INIT (PMU_V3)");
+	/* every vCPU before the vGIC's init, which sizes it for them */
+	xioctl(vm, KVM_ARM_PREFERRED_TARGET, &pref, "KVM_ARM_PREFERRED_TARGET");
+	for (i = 0; i < nr; i++) {
+		v[i].fd = ioctl(vm, KVM_CREATE_VCPU, i);
+		if (v[i].fd < 0)
+			die("KVM_CREATE_VCPU");
+		init = pref;
+		init.features[0] |= 1U << KVM_ARM_VCPU_PMU_V3 | features;
+		if (i)
+			init.features[0] |= 1U << KVM_ARM_VCPU_POWER_OFF;
+		xioctl(v[i].fd, KVM_ARM_VCPU_INIT, &init, "KVM_ARM_VCPU_INIT (PMU_V3)");
+	}
 
 	/* the PMU needs an initialised in-kernel GIC before its own init */
 	xioctl(vm, KVM_CREATE_DEVICE, &dev, "KVM_CREATE_DEVICE (vgic-v3)");
@@ -329,20 +352,23 @@ static struct kvm_run *make_vm(int *vcpu_fd, void **ram_p, uint64_t ram_size,
 		 KVM_VGIC_V3_ADDR_TYPE_REDIST, &addr, "vgic-v3 redistributor address");
 	set_attr(dev.fd, KVM_SET_DEVICE_ATTR, KVM_DEV_ARM_VGIC_GRP_CTRL,
 		 KVM_DEV_ARM_VGIC_CTRL_INIT, NULL, "KVM_DEV_ARM_VGIC_CTRL_INIT");
-	set_attr(vcpu, KVM_SET_DEVICE_ATTR, KVM_ARM_VCPU_PMU_V3_CTRL,
-		 KVM_ARM_VCPU_PMU_V3_IRQ, &irq, "KVM_ARM_VCPU_PMU_V3_IRQ");
-	for (unsigned int i = 0; i < nr_denied; i++) {
+	/* the filter is the VM's: set once, through the first vCPU */
+	for (i = 0; i < nr_denied; i++) {
 		struct kvm_pmu_event_filter filter = {
 			.base_event = denied[i], .nevents = 1,
 			.action = KVM_PMU_EVENT_DENY,
 		};
 
-		set_attr(vcpu, KVM_SET_DEVICE_ATTR, KVM_ARM_VCPU_PMU_V3_CTRL,
+		set_attr(v[0].fd, KVM_SET_DEVICE_ATTR, KVM_ARM_VCPU_PMU_V3_CTRL,
 			 KVM_ARM_VCPU_PMU_V3_FILTER, &filter, "KVM_ARM_VCPU_PMU_V3_FILTER (deny)");
 	}
-	set_attr(vcpu, KVM_SET_DEVICE_ATTR, KVM_ARM_VCPU_PMU_V3_CTRL,
-		 KVM_ARM_VCPU_PMU_V3_INIT, NULL, "KVM_ARM_VCPU_PMU_V3_INIT");
-	if (pmu_counters >= 0) {
+	for (i = 0; i < nr; i++) {
+		set_attr(v[i].fd, KVM_SET_DEVICE_ATTR, KVM_ARM_VCPU_PMU_V3_CTRL,
+			 KVM_ARM_VCPU_PMU_V3_IRQ, &irq, "KVM_ARM_VCPU_PMU_V3_IRQ");
+		set_attr(v[i].fd, KVM_SET_DEVICE_ATTR, KVM_ARM_VCPU_PMU_V3_CTRL,
+			 KVM_ARM_VCPU_PMU_V3_INIT, NULL, "KVM_ARM_VCPU_PMU_V3_INIT");
+	}
+	for (i = 0; pmu_counters >= 0 && i < nr; i++) {
 		struct kvm_one_reg reg = { .id = ARM64_SYS_REG(3, 3, 9, 12, 0) };
 		struct utsname u;
 		unsigned int major = 0, minor = 0;
@@ -362,10 +388,10 @@ static struct kvm_run *make_vm(int *vcpu_fd, void **ram_p, uint64_t ram_size,
 		}
 
 		reg.addr = (uintptr_t)&pmcr;
-		xioctl(vcpu, KVM_GET_ONE_REG, &reg, "KVM_GET_ONE_REG PMCR_EL0");
+		xioctl(v[i].fd, KVM_GET_ONE_REG, &reg, "KVM_GET_ONE_REG PMCR_EL0");
 		pmcr = (pmcr & ~(0x1fULL << 11)) | (uint64_t)pmu_counters << 11;
-		xioctl(vcpu, KVM_SET_ONE_REG, &reg, "KVM_SET_ONE_REG PMCR_EL0");
-		xioctl(vcpu, KVM_GET_ONE_REG, &reg, "KVM_GET_ONE_REG PMCR_EL0");
+		xioctl(v[i].fd, KVM_SET_ONE_REG, &reg, "KVM_SET_ONE_REG PMCR_EL0");
+		xioctl(v[i].fd, KVM_GET_ONE_REG, &reg, "KVM_GET_ONE_REG PMCR_EL0");
 		/*
 		 * from 6.7 on KVM takes it, up to the host's counters: a
 		 * failure, not a host without the feature (exit 4)
@@ -378,14 +404,14 @@ static struct kvm_run *make_vm(int *vcpu_fd, void **ram_p, uint64_t ram_size,
 	}
 
 	run_size = ioctl(kvm, KVM_GET_VCPU_MMAP_SIZE, 0);
-	if (run_size < (int)sizeof(*run))
+	if (run_size < (int)sizeof(struct kvm_run))
 		die("KVM_GET_VCPU_MMAP_SIZE");
-	run = mmap(NULL, run_size, PROT_READ | PROT_WRITE, MAP_SHARED, vcpu, 0);
-	if (run == MAP_FAILED)
-		die("mmap kvm_run");
-	*vcpu_fd = vcpu;
+	for (i = 0; i < nr; i++) {
+		v[i].run = mmap(NULL, run_size, PROT_READ | PROT_WRITE, MAP_SHARED, v[i].fd, 0);
+		if (v[i].run == MAP_FAILED)
+			die("mmap kvm_run");
+	}
 	*ram_p = ram;
-	return run;
 }
 
 /* a busy loop on this CPU that dies with its parent */
@@ -530,7 +556,7 @@ static size_t fdt_finish(struct fdt *f, void *dst)
 }
 
 static void write_dtb(void *dst, uint64_t ram_size, const char *bootargs,
-		      uint64_t initrd, uint64_t initrd_size)
+		      uint64_t initrd, uint64_t initrd_size, unsigned int nr_cpus)
 {
 	static struct fdt f;
 	char name[64];
@@ -560,12 +586,15 @@ static void write_dtb(void *dst, uint64_t ram_size, const char *bootargs,
 	fdt_begin(&f, "cpus");
 	fdt_cells(&f, "#address-cells", 1, 1);
 	fdt_cells(&f, "#size-cells", 1, 0);
-	fdt_begin(&f, "cpu@0");
-	fdt_str(&f, "device_type", "cpu");
-	fdt_str(&f, "compatible", "arm,armv8");
-	fdt_cells(&f, "reg", 1, 0);
-	fdt_str(&f, "enable-method", "psci");
-	fdt_end(&f);
+	for (unsigned int i = 0; i < nr_cpus; i++) {
+		snprintf(name, sizeof(name), "cpu@%u", i);
+		fdt_begin(&f, name);
+		fdt_str(&f, "device_type", "cpu");
+		fdt_str(&f, "compatible", "arm,armv8");
+		fdt_cells(&f, "reg", 1, i);	/* MPIDR_EL1 Aff0: KVM's vCPU id */
+		fdt_str(&f, "enable-method", "psci");
+		fdt_end(&f);
+	}
 	fdt_end(&f);
 
 	fdt_begin(&f, "psci");
@@ -579,7 +608,7 @@ static void write_dtb(void *dst, uint64_t ram_size, const char *bootargs,
 	fdt_cells(&f, "#interrupt-cells", 1, 3);
 	fdt_prop(&f, "interrupt-controller", NULL, 0);
 	fdt_cells(&f, "reg", 8, 0, (uint32_t)GIC_DIST, 0, 0x10000,
-		  0, (uint32_t)GIC_REDIST, 0, 0x20000);	/* one CPU's redistributor */
+		  0, (uint32_t)GIC_REDIST, 0, 0x20000 * nr_cpus);	/* one per CPU */
 	fdt_cells(&f, "phandle", 1, GIC_PHANDLE);
 	fdt_end(&f);
 
@@ -664,25 +693,129 @@ static const char *uart_access(struct uart *u, struct kvm_run *run)
 	return u->line;
 }
 
+/*
+ * A Linux guest's vCPUs, each run by a thread of its own; what they share
+ * (the UART, the verdict, the end) under lock.  SIGALRM (the 200 ms tick)
+ * goes to the first vCPU's thread only, which ends the run when its time
+ * is up; a vCPU that ends it (the guest powered off, or crashed) kicks the
+ * others out of KVM_RUN (immediate_exit, then SIGUSR1).
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct vcpu vcpu[MAX_VCPUS];
+	unsigned int nr;
+	struct uart uart;
+	int verdict, done, busy, unknown;
+	double end, t_start;
+	pid_t child;
+} lg = { .lock = PTHREAD_MUTEX_INITIALIZER, .verdict = 2 };
+
+/* under lg.lock: the run ends, every other vCPU thread told */
+static void linux_end(const struct vcpu *self)
+{
+	lg.done = 1;
+	for (unsigned int i = 0; i < lg.nr; i++) {
+		if (&lg.vcpu[i] == self)
+			continue;
+		lg.vcpu[i].run->immediate_exit = 1;
+		pthread_kill(lg.vcpu[i].thread, SIGUSR1);
+	}
+}
+
+/* under lg.lock: one exit of a vCPU */
+static void linux_exit(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+	const char *line;
+
+	switch (run->exit_reason) {
+	case KVM_EXIT_MMIO:
+		if (run->mmio.phys_addr - GUEST_UART < 0x1000) {
+			line = uart_access(&lg.uart, run);
+			if (!line)
+				break;
+			printf("guest: %s\n", line);
+			fflush(stdout);
+			if (mark_fd >= 0 && strstr(line, "n3tg: mark") &&
+			    write(mark_fd, line, strlen(line)) < 0)
+				die("write the mark");
+			if (strstr(line, "n3tg: start")) {
+				lg.t_start = now();
+				if (lg.busy && !lg.child)
+					lg.child = busy_loop();
+			} else if (strstr(line, "n3tg: PASS")) {
+				lg.verdict = 0;
+			} else if (strstr(line, "n3tg: FAIL")) {
+				lg.verdict = 1;
+			}
+			break;
+		}
+		if (lg.unknown++ < 5)
+			printf("kvmguest: guest %s 0x%llx (len %u): no device there\n",
+			       run->mmio.is_write ? "wrote" : "read",
+			       (unsigned long long)run->mmio.phys_addr, run->mmio.len);
+		if (!run->mmio.is_write)
+			memset(run->mmio.data, 0, sizeof(run->mmio.data));
+		break;
+	case KVM_EXIT_SYSTEM_EVENT:
+		printf("kvmguest: guest %s\n",
+		       run->system_event.type == KVM_SYSTEM_EVENT_SHUTDOWN ?
+		       "powered off" : "reset or crashed");
+		linux_end(v);
+		break;
+	default:
+		printf("kvmguest: unexpected exit %u\n", run->exit_reason);
+		linux_end(v);
+		break;
+	}
+}
+
+static void *linux_vcpu(void *arg)
+{
+	struct vcpu *v = arg;
+
+	pthread_mutex_lock(&lg.lock);
+	while (!lg.done) {
+		if (v == lg.vcpu && now() > lg.end) {
+			printf("kvmguest: the guest did not finish in time\n");
+			linux_end(v);
+			break;
+		}
+		pthread_mutex_unlock(&lg.lock);
+		if (ioctl(v->fd, KVM_RUN, 0) < 0) {
+			if (errno != EINTR)
+				die("KVM_RUN");
+			pthread_mutex_lock(&lg.lock);
+			continue;
+		}
+		pthread_mutex_lock(&lg.lock);
+		linux_exit(v);
+	}
+	pthread_mutex_unlock(&lg.lock);
+	return NULL;
+}
+
 /* what a Linux guest's console said: 0 PASS, 1 FAIL, 2 neither */
 static int run_linux(const char *image, const char *initrd, const char *args,
-		     int busy, double secs, int verbose)
+		     int busy, double secs, int verbose, unsigned int nr_cpus)
 {
 	uint64_t ram_size = (uint64_t)LINUX_RAM_MB << 20, text_offset, image_size, dtb, pmcr;
 	struct kvm_one_reg reg = { .id = ARM64_SYS_REG(3, 3, 9, 12, 0) };
-	double start = now(), end = start + secs, t_start = 0;
-	int vcpu, verdict = 2, unknown = 0, done = 0;
-	struct uart uart = {};
+	struct sigaction sa = { .sa_handler = on_alarm };
+	double start = now();
+	sigset_t alrm, old;
 	size_t klen, ilen;
-	struct kvm_run *run;
 	char bootargs[1024];
-	pid_t child = 0;
+	unsigned int i;
 	void *ram;
 
-	run = make_vm(&vcpu, &ram, ram_size, 1U << KVM_ARM_VCPU_PSCI_0_2);
+	lg.nr = nr_cpus;
+	lg.busy = busy;
+	lg.end = start + secs;
+	make_vm(lg.vcpu, nr_cpus, &ram, ram_size, 1U << KVM_ARM_VCPU_PSCI_0_2);
 	/* the guest's PMU as KVM made it: every counter used (kvmperf.c) */
 	reg.addr = (uintptr_t)&pmcr;
-	xioctl(vcpu, KVM_GET_ONE_REG, &reg, "KVM_GET_ONE_REG PMCR_EL0");
+	xioctl(lg.vcpu[0].fd, KVM_GET_ONE_REG, &reg, "KVM_GET_ONE_REG PMCR_EL0");
 
 	/* arm64 boot protocol (Documentation/arm64/booting.rst) */
 	klen = load(image, ram, 0, GUEST_INITRD - GUEST_RAM);
@@ -710,89 +843,52 @@ static int run_linux(const char *image, const char *initrd, const char *args,
 	 * emulated EL2: a quiet console (-v: the whole boot, from earlycon on)
 	 */
 	snprintf(bootargs, sizeof(bootargs),
-		 "console=ttyS0 %s printk.devkmsg=on panic=-1 rdinit=/init N3TG_EVENTS=%u N3TG_COUNTERS=%u %s",
+		 "console=ttyS0 %s printk.devkmsg=on panic=-1 rdinit=/init N3TG_EVENTS=%u N3TG_COUNTERS=%u N3TG_CPUS=%u %s",
 		 verbose ? "earlycon" : "quiet printk.time=0",
-		 (unsigned int)((pmcr >> 11) & 0x1f) + 1, (unsigned int)((pmcr >> 11) & 0x1f), args);
-	write_dtb((char *)ram + (dtb - GUEST_RAM), ram_size, bootargs, GUEST_INITRD, ilen);
+		 (unsigned int)((pmcr >> 11) & 0x1f) + 1, (unsigned int)((pmcr >> 11) & 0x1f),
+		 nr_cpus, args);
+	write_dtb((char *)ram + (dtb - GUEST_RAM), ram_size, bootargs, GUEST_INITRD, ilen,
+		  nr_cpus);
 	printf("kvmguest: Linux guest: %s (%zu bytes, text_offset 0x%" PRIx64 "),",
 	       image, klen, text_offset);
-	printf(" initramfs %s (%zu bytes), %u MiB, PMCR_EL0 0x%" PRIx64 "\n",
-	       initrd, ilen, LINUX_RAM_MB, pmcr);
+	printf(" initramfs %s (%zu bytes), %u MiB, %u vCPUs, PMCR_EL0 0x%" PRIx64 "\n",
+	       initrd, ilen, LINUX_RAM_MB, nr_cpus, pmcr);
 	printf("kvmguest: bootargs: %s\n", bootargs);
 	fflush(stdout);
-	set_reg(vcpu, CORE_REG(regs.pc), GUEST_RAM + text_offset, "set PC");
-	set_reg(vcpu, CORE_REG(regs.regs[0]), dtb, "set x0");
+	set_reg(lg.vcpu[0].fd, CORE_REG(regs.pc), GUEST_RAM + text_offset, "set PC");
+	set_reg(lg.vcpu[0].fd, CORE_REG(regs.regs[0]), dtb, "set x0");
 
-	while (!done) {
-		const char *line;
+	/* SIGUSR1 kicks a vCPU thread out of KVM_RUN; SIGALRM the first's only */
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alrm, &old);
+	lg.vcpu[0].thread = pthread_self();
+	for (i = 1; i < nr_cpus; i++)
+		if (pthread_create(&lg.vcpu[i].thread, NULL, linux_vcpu, &lg.vcpu[i]))
+			die("pthread_create");
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	linux_vcpu(&lg.vcpu[0]);
+	for (i = 1; i < nr_cpus; i++)
+		pthread_join(lg.vcpu[i].thread, NULL);
 
-		if (now() > end) {
-			printf("kvmguest: the guest did not finish in %.0f s\n", secs);
-			break;
-		}
-		if (ioctl(vcpu, KVM_RUN, 0) < 0) {
-			if (errno == EINTR)
-				continue;
-			die("KVM_RUN");
-		}
-		switch (run->exit_reason) {
-		case KVM_EXIT_MMIO:
-			if (run->mmio.phys_addr - GUEST_UART < 0x1000) {
-				line = uart_access(&uart, run);
-				if (!line)
-					break;
-				printf("guest: %s\n", line);
-				fflush(stdout);
-				if (mark_fd >= 0 && strstr(line, "n3tg: mark") &&
-				    write(mark_fd, line, strlen(line)) < 0)
-					die("write the mark");
-				if (strstr(line, "n3tg: start")) {
-					t_start = now();
-					if (busy && !child)
-						child = busy_loop();
-				} else if (strstr(line, "n3tg: PASS")) {
-					verdict = 0;
-				} else if (strstr(line, "n3tg: FAIL")) {
-					verdict = 1;
-				}
-				break;
-			}
-			if (unknown++ < 5)
-				printf("kvmguest: guest %s 0x%llx (len %u): no device there\n",
-				       run->mmio.is_write ? "wrote" : "read",
-				       (unsigned long long)run->mmio.phys_addr, run->mmio.len);
-			if (!run->mmio.is_write)
-				memset(run->mmio.data, 0, sizeof(run->mmio.data));
-			break;
-		case KVM_EXIT_SYSTEM_EVENT:
-			printf("kvmguest: guest %s\n",
-			       run->system_event.type == KVM_SYSTEM_EVENT_SHUTDOWN ?
-			       "powered off" : "reset or crashed");
-			done = 1;
-			break;
-		default:
-			printf("kvmguest: unexpected exit %u\n", run->exit_reason);
-			done = 1;
-			break;
-		}
-	}
 	setitimer(ITIMER_REAL, &(struct itimerval){}, NULL);
-	if (child) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
+	if (lg.child) {
+		kill(lg.child, SIGKILL);
+		waitpid(lg.child, NULL, 0);
 	}
-	if (uart.len) {
-		uart.line[uart.len] = 0;
-		printf("guest: %s\n", uart.line);
+	if (lg.uart.len) {
+		lg.uart.line[lg.uart.len] = 0;
+		printf("guest: %s\n", lg.uart.line);
 	}
-	if (t_start)
+	if (lg.t_start)
 		printf("kvmguest: guest booted to its init in %.1f s, ran it %.1f s\n",
-		       t_start - start, now() - t_start);
+		       lg.t_start - start, now() - lg.t_start);
 	printf("vcpu thread: %ld involuntary context switches\n", switches());
-	printf("kvmguest: Linux guest %s\n", verdict == 0 ? "PASS" : verdict == 1 ?
+	printf("kvmguest: Linux guest %s\n", lg.verdict == 0 ? "PASS" : lg.verdict == 1 ?
 	       "FAIL: a guest event did not count the whole time" :
 	       "gave no verdict");
-	return verdict;
+	return lg.verdict;
 }
 
 int main(int argc, char **argv)
@@ -805,16 +901,22 @@ int main(int argc, char **argv)
 	struct counter ctr[MAX_EV + 1] = {};
 	uint16_t events[MAX_EV];
 	double secs = 3, end;
-	int secs_given = 0;
+	int secs_given = 0, nr_cpus = 1;
 	struct kvm_run *run;
 	char line[1024];
 	const char *image = NULL, *initrd = NULL, *args = "";
+	struct vcpu v;
 	pid_t child = 0;
 	int opt, vcpu;
 	void *ram;
 
-	while ((opt = getopt(argc, argv, "Ae:n:s:r:c:bvL:i:a:N:F:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "Ae:n:s:r:c:bvL:i:a:N:F:m:p:")) != -1) {
 		switch (opt) {
+		case 'p':
+			nr_cpus = atoi(optarg);
+			if (nr_cpus < 1 || nr_cpus > MAX_VCPUS)
+				return 2;
+			break;
 		case 'N':
 			pmu_counters = atoi(optarg);
 			if (pmu_counters < 0 || pmu_counters > 31)
@@ -870,9 +972,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc || spin < 1000 || (busy && cpu < 0) || !image != !initrd) {
+	if (optind != argc || spin < 1000 || (busy && cpu < 0) || !image != !initrd ||
+	    (nr_cpus > 1 && !image)) {
 		fprintf(stderr, "usage: kvmguest [-A | -e EVENT]... [-n SPIN>=1000] [-s SECS] [-r REPORTS] [-c CPU [-b]] [-N COUNTERS] [-F EVENT]... [-v]\n");
-		fprintf(stderr, "       kvmguest -L IMAGE -i INITRAMFS [-a BOOTARGS] [-s SECS] [-c CPU [-b]] [-N COUNTERS] [-F EVENT]... [-m FILE] [-v]\n");
+		fprintf(stderr, "       kvmguest -L IMAGE -i INITRAMFS [-a BOOTARGS] [-p VCPUS] [-s SECS] [-c CPU [-b]] [-N COUNTERS] [-F EVENT]... [-m FILE] [-v]\n");
 		return 2;
 	}
 	if (cpu >= 0) {
@@ -886,9 +989,12 @@ int main(int argc, char **argv)
 	if (image) {
 		sigaction(SIGALRM, &sa, NULL);
 		setitimer(ITIMER_REAL, &tick, NULL);
-		return run_linux(image, initrd, args, busy, secs_given ? secs : 300, verbose);
+		return run_linux(image, initrd, args, busy, secs_given ? secs : 300, verbose,
+				 nr_cpus);
 	}
-	run = make_vm(&vcpu, &ram, GUEST_RAM_SIZE, 0);
+	make_vm(&v, 1, &ram, GUEST_RAM_SIZE, 0);
+	vcpu = v.fd;
+	run = v.run;
 	memcpy(ram, guest_start, guest_end - guest_start);
 
 	/*

@@ -194,7 +194,8 @@ n3t_unload
 # instance's: kvmguest -L boots the guest with guestmod-init as its /init
 # (mkinitramfs.sh's guestmod-initrd), which loads the module, checks it
 # and prints "n3tg: ok NAME" lines, here this test's guestmod-SHAPE-NAME.
-# Shapes: the host's counters; INST_RETIRED denied by KVM's PMU event
+# Shapes: the host's counters, two vCPUs (the second taken down and
+# brought up again inside the guest); INST_RETIRED denied by KVM's PMU event
 # filter (it leaves the guest's PMCEID: ipc nan); 2 counters (PMCR_EL0.N
 # set by the VMM: Linux 6.7 and later, skipped before).
 GMI=${N3T_GUEST_MOD_INITRD:-$N3T_MODDIR/guestmod-initrd.cpio.gz}
@@ -215,7 +216,7 @@ gm() {
 	check "guestmod-$_shape-verdict-pass" grep -q '^guest: n3tg: PASS' "/tmp/kvmmod.$_shape"
 }
 if [ -r "$GK" ] && [ -r "$GMI" ]; then
-	gm host
+	gm host -p 2
 	gm deny-inst-retired -F 0x08 -a N3TG_DENIED=0x08
 	gm two-counters -N 2
 else

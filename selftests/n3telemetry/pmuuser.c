@@ -26,7 +26,7 @@
  * with -N): before 6.2 that makes the task's one hardware context the CPU
  * PMU's, which the test PMU needs to take the task's events (testpmu.c);
  * nothing on 6.2.
- * SIGUSR1 ends a sleeping run early: the counts are read then.
+ * SIGUSR1 ends a run early, sleeping or spinning: the counts are read then.
  * Prints one line per counter: "CONFIG count enabled running share%".
  * Exit status: 0 when every counter counted the way its kind promises, 1
  * otherwise: a pinned one must run the whole time it is enabled (a read of
@@ -77,10 +77,13 @@ static int pmu_type(const char *s)
 	return t;
 }
 
-/* SIGUSR1: only interrupts the sleep */
+/* SIGUSR1: interrupts the sleep, ends the spin */
+static volatile sig_atomic_t stop;
+
 static void wake(int sig)
 {
 	(void)sig;
+	stop = 1;
 }
 
 int main(int argc, char **argv)
@@ -176,7 +179,7 @@ int main(int argc, char **argv)
 		if (left > 0)
 			usleep((useconds_t)(left * 1e6));
 	} else {
-		while (now() < end)
+		while (now() < end && !stop)
 			for (i = 0; i < 10000; i++)
 				sink += i;
 	}

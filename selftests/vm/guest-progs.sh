@@ -14,7 +14,7 @@ aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/pmuuser" \
 	"$top/selftests/n3telemetry/pmuuser.c"
 aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/capuser" \
 	"$top/selftests/n3telemetry/capuser.c"
-aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/kvmguest" \
+aarch64-linux-gnu-gcc -O2 -static -pthread -Wall -Wextra -Werror -o "$dir/kvmguest" \
 	"$top/selftests/n3telemetry/kvmguest.c"
 aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/kvmperf" \
 	"$top/selftests/n3telemetry/kvmperf.c"
