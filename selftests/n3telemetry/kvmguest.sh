@@ -217,6 +217,10 @@ gm() {
 }
 if [ -r "$GK" ] && [ -r "$GMI" ]; then
 	gm host -p 2
+	# the hotplug rounds and perf's comparison ran (a guest that did not
+	# see its second vCPU would skip them silently)
+	check guestmod-host-hotplug-ran grep -q ' hotplug-cpu1-three-rounds$' /tmp/kvmmod.host.res
+	check guestmod-host-guest-perf-compared grep -q ' cycles-rate-as-guest-perf$' /tmp/kvmmod.host.res
 	gm deny-inst-retired -F 0x08 -a N3TG_DENIED=0x08
 	gm two-counters -N 2
 else
