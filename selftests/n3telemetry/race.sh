@@ -58,12 +58,15 @@ expect_eq enabled-after-race 1 "$(cat $N3T/enabled)"
 check unload n3t_unload
 
 # load/unload cycles while readers hold sysfs files open and keep reading
+# (12: 6 unloads while collecting, 6 while paused; each is a full load and
+# teardown of every CPU, about 3 s on the debug kernel beside the other
+# lane, and KCSAN's boot runs 12 more)
 rm -f /tmp/race.stop
 loop sh -c "cat $N3T/cpu1/topdown_l1 $N3T/system/status > /dev/null 2>&1" &
 loop sh -c "cat /dev/n3telemetry > /dev/null 2>&1" &
 n=0
 bad=0
-while [ $n -lt 30 ]; do
+while [ $n -lt 12 ]; do
 	n3t_load force=1 pmu_type="$(cat $TPI)" interval_ms=10 || bad=$((bad + 1))
 	exec 3< $N3T/cpu1/general
 	exec 4< $N3T/system/topdown_l1
@@ -78,6 +81,6 @@ while [ $n -lt 30 ]; do
 done
 touch /tmp/race.stop
 wait
-expect_eq load-unload-30-cycles-clean 0 "$bad"
+expect_eq load-unload-12-cycles-clean 0 "$bad"
 rmmod n3t_testpmu
 ktap_finish
