@@ -471,9 +471,16 @@ static bool n3t_end_slice(struct n3t_cpu *pc, unsigned int next, bool may_aside)
 		}
 		return false;
 	}
-	for (i = 0; i < s->nr; i++)
+	for (i = 0; i < s->nr; i++) {
 		m[i].acc += d[i];
+		/* each usable event's count and time in complete slices */
+		if (test_bit(m[i].ev, pc->dom->usable)) {
+			pc->scratch.ev_slice[m[i].ev] += d[i];
+			pc->scratch.ev_slice_ns[m[i].ev] += slice_ns;
+		}
+	}
 	s->good_ns += slice_ns;
+	pc->scratch.slices_ns += slice_ns;
 	n3t_judge_hidden(pc, m, s->nr, d);
 	return false;
 }
@@ -1215,7 +1222,10 @@ static void n3t_cpu_free(unsigned int cpu, struct n3t_cpu *pc)
 	for (e = 0; e < N3T_MAX_EVENTS; e++) {
 		b->ev_count[e] += pc->scratch.ev_count[e];
 		b->ev_ns[e] += pc->scratch.ev_ns[e];
+		b->ev_slice[e] += pc->scratch.ev_slice[e];
+		b->ev_slice_ns[e] += pc->scratch.ev_slice_ns[e];
 	}
+	b->slices_ns += pc->scratch.slices_ns;
 	write_sequnlock(&b->lock);
 	/* the one place a reader-reachable structure is freed */
 	kvfree_rcu(pc, rcu);
@@ -1253,7 +1263,13 @@ static int n3t_cpu_offline(unsigned int cpu)
 /* n3t_read_cpu() clears what comes before the cumulative counts */
 static_assert(offsetof(struct n3t_result, ev_ns) ==
 	      offsetofend(struct n3t_result, ev_count));
-static_assert(offsetofend(struct n3t_result, ev_ns) == sizeof(struct n3t_result));
+static_assert(offsetof(struct n3t_result, ev_slice) ==
+	      offsetofend(struct n3t_result, ev_ns));
+static_assert(offsetof(struct n3t_result, ev_slice_ns) ==
+	      offsetofend(struct n3t_result, ev_slice));
+static_assert(offsetof(struct n3t_result, slices_ns) ==
+	      offsetofend(struct n3t_result, ev_slice_ns));
+static_assert(offsetofend(struct n3t_result, slices_ns) == sizeof(struct n3t_result));
 
 /**
  * n3t_read_cpu() - copy a CPU's latest published interval
@@ -1267,7 +1283,8 @@ static_assert(offsetofend(struct n3t_result, ev_ns) == sizeof(struct n3t_result)
  * Lockless against the sampler (seqcount retry loop, never blocks it).  The
  * caller holds n3t_cfg.lock, so plans do not change under it; @sets and
  * @delta need @plan.  The cumulative counts (@res->ev_count, @res->ev_ns,
- * @res->lost) are always filled, collecting or not: since load.
+ * @res->ev_slice, @res->ev_slice_ns, @res->slices_ns, @res->lost) are always filled,
+ * collecting or not: since load.
  * Return: false if the CPU is not collecting (with @plan); then @res has
  * only the cumulative counts.
  */
@@ -1313,9 +1330,12 @@ bool n3t_read_cpu(unsigned int cpu, const struct n3t_plan *plan, struct n3t_resu
 		 * takes the section as ended at the nested seqcount's retry.
 		 */
 		res->lost += data_race(b->lost);	/* as said above */
+		res->slices_ns += data_race(b->slices_ns);	/* likewise */
 		for (e = 0; e < N3T_MAX_EVENTS; e++) {
 			res->ev_count[e] += data_race(b->ev_count[e]);	/* likewise */
 			res->ev_ns[e] += data_race(b->ev_ns[e]);	/* likewise */
+			res->ev_slice[e] += data_race(b->ev_slice[e]);	/* likewise */
+			res->ev_slice_ns[e] += data_race(b->ev_slice_ns[e]);	/* likewise */
 		}
 	} while (read_seqretry(&b->lock, bseq));
 	return ok;

@@ -463,6 +463,62 @@ int n3t_format(char *buf, size_t size, unsigned int decimals, s64 value, bool va
 			(unsigned long long)(q % pow));
 }
 
+/* One polynomial of n3t_format_formula(): its terms, or "+0" with none. */
+static int n3t_format_poly(char *buf, size_t size, const struct n3t_mono *mono,
+			   unsigned int nr)
+{
+	unsigned int i, k;
+	int len = 0;
+
+#define N3T_FMT(...)	(len += snprintf(buf + min_t(size_t, len, size), \
+					 size - min_t(size_t, len, size), __VA_ARGS__))
+	if (!nr)
+		N3T_FMT(" +0");
+	for (i = 0; i < nr; i++) {
+		N3T_FMT(" %+d", mono[i].coef);
+		for (k = 0; k < mono[i].nr; k++) {
+			if (mono[i].f[k] == N3T_F_SLOTS)
+				N3T_FMT("*slots");
+			else
+				N3T_FMT("*e%u", mono[i].f[k]);
+		}
+	}
+#undef N3T_FMT
+	return len;
+}
+
+/**
+ * n3t_format_formula() - a metric's formula as a line of text
+ * @buf: where to write it (NUL-terminated when @size is not 0)
+ * @size: room at @buf
+ * @model: the model
+ * @metric: index of the metric
+ *
+ * "name NUM / DEN\n", each polynomial its terms separated by spaces, a term
+ * its signed integer coefficient followed by its factors, each "*eI" (the
+ * count of the model's event I) or "*slots" (the rename slots per cycle),
+ * e.g. "ipc +1*e1 / +1*e0".  The metric is NUM / DEN in its unit (percent
+ * folded into the coefficients), as n3t_eval() computes it; a reader
+ * with the counts evaluates it the same way (n3tel stat).
+ * Return: the length of the whole line (snprintf()-like: @size may be
+ * smaller).
+ */
+int n3t_format_formula(char *buf, size_t size, const struct n3t_model *model,
+		       unsigned int metric)
+{
+	const struct n3t_metric_desc *m = &model->metrics[metric];
+	int len;
+
+	len = snprintf(buf, size, "%s", m->name);
+	len += n3t_format_poly(buf + min_t(size_t, len, size), size - min_t(size_t, len, size),
+			       model->mono + m->num, m->nr_num);
+	len += snprintf(buf + min_t(size_t, len, size), size - min_t(size_t, len, size), " /");
+	len += n3t_format_poly(buf + min_t(size_t, len, size), size - min_t(size_t, len, size),
+			       model->mono + m->den, m->nr_den);
+	len += snprintf(buf + min_t(size_t, len, size), size - min_t(size_t, len, size), "\n");
+	return len;
+}
+
 /* Programmable counters a set of events needs. */
 static unsigned int n3t_set_cost(const struct n3t_plan *plan, const unsigned long *events)
 {

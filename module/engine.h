@@ -233,6 +233,8 @@ void n3t_metric_sets(const struct n3t_plan *plan, unsigned int metric, unsigned 
 
 #define N3T_VALUE_BUF	24
 int n3t_format(char *buf, size_t size, unsigned int decimals, s64 value, bool valid);
+int n3t_format_formula(char *buf, size_t size, const struct n3t_model *model,
+		       unsigned int metric);
 
 int n3t_pack(const struct n3t_model *model, u32 groups, unsigned int capacity,
 	     bool cycle_counter, struct n3t_plan *plan);

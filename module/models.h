@@ -31,6 +31,8 @@ extern const struct n3t_model n3t_generic;
 #define N3T_TEXT_MAX_MODEL_METRICS	2532
 /* models/<model>/groups (neoverse-v3): every group */
 #define N3T_TEXT_MAX_MODEL_GROUPS	2170
+/* models/<model>/formulas (neoverse-v3): every metric's formula (engine.c n3t_format_formula()) */
+#define N3T_TEXT_MAX_MODEL_FORMULAS	2684
 /* sets, models/<model>/sets (neoverse-v3): a set per metric and per rate, with their events */
 #define N3T_TEXT_MAX_SETS	4076
 /* cpuN/<group>, system/<group> (neoverse-v3): the largest group, values the widest, composed */

@@ -58,6 +58,14 @@ struct n3t_pub_set {
  * @ev_count: cumulative count of each event (as published: since load,
  *	struct n3t_base included)
  * @ev_ns: cumulative time each event was counting (likewise)
+ * @ev_slice: cumulative count of each event in its sets' complete slices
+ *	(likewise)
+ * @ev_slice_ns: the time of those slices (likewise): two events counted
+ *	in the same slices have equal times, and the ratio of their
+ *	@ev_slice differences between two reads is exact over those slices;
+ *	others' are rates per second (n3tel stat)
+ * @slices_ns: the time of every complete slice, whichever set's
+ *	(likewise)
  */
 struct n3t_result {
 	u64 seq;
@@ -71,11 +79,14 @@ struct n3t_result {
 	DECLARE_BITMAP(hidden, N3T_MAX_EVENTS);
 	u64 ev_count[N3T_MAX_EVENTS];
 	u64 ev_ns[N3T_MAX_EVENTS];
+	u64 ev_slice[N3T_MAX_EVENTS];
+	u64 ev_slice_ns[N3T_MAX_EVENTS];
+	u64 slices_ns;
 };
 
 /**
  * struct n3t_base - what a CPU counted before its current collection state
- * @lock: protects @seq, @lost, @ev_count and @ev_ns, and the publication of the CPU's
+ * @lock: protects @seq, @lost and the cumulative counts, and the publication of the CPU's
  *	struct n3t_cpu, against readers (n3t_read_cpu()); written only by the
  *	CPU's teardown callback, which folds the state's counts in and
  *	unpublishes it in one write section, so a reader sees them either in
@@ -87,6 +98,9 @@ struct n3t_result {
  * @lost: slices those states discarded
  * @ev_count: counts of the CPU's torn-down collection states, per event
  * @ev_ns: their counting times, per event
+ * @ev_slice: their counts in complete slices, per event
+ * @ev_slice_ns: the time of those slices, per event
+ * @slices_ns: the time of every complete slice of those states
  *
  * One per possible CPU, allocated at load and freed at unload once no
  * reader is left: a CPU's cumulative counts are this plus its current
@@ -100,6 +114,9 @@ struct n3t_base {
 	u64 lost;
 	u64 ev_count[N3T_MAX_EVENTS];
 	u64 ev_ns[N3T_MAX_EVENTS];
+	u64 ev_slice[N3T_MAX_EVENTS];
+	u64 ev_slice_ns[N3T_MAX_EVENTS];
+	u64 slices_ns;
 };
 
 /**

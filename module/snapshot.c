@@ -70,6 +70,7 @@ static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
 	r->nr_sets = res->nr_sets;
 	r->lost_slices = min_t(u64, res->lost, U32_MAX);	/* saturates: never wraps */
 	r->lost_slices_total = res->lost;
+	r->slices_ns = res->slices_ns;
 	r->model = dom ? dom - n3t_cfg.type : ~0U;
 	r->nr_events = dom ? dom->model->nr_events : 0;
 	r->nr_metrics = dom ? dom->model->nr_metrics : 0;
@@ -86,6 +87,8 @@ static void n3t_fill_record(struct n3t_snapshot_record *r, unsigned int cpu,
 			r->counted[i / 64] |= 1ULL << (i % 64);
 		r->event_count[i] = res->ev_count[i];
 		r->event_ns[i] = res->ev_ns[i];
+		r->event_slice_count[i] = res->ev_slice[i];
+		r->event_slice_ns[i] = res->ev_slice_ns[i];
 	}
 	for (i = 0; res->seq && i < dom->model->nr_groups; i++)
 		if (dom->plan->groups & BIT(i))

@@ -1066,6 +1066,21 @@ static ssize_t model_groups_show(struct kobject *kobj, struct kobj_attribute *at
 	return len;
 }
 
+static_assert(N3T_TEXT_MAX_MODEL_FORMULAS <= PAGE_SIZE,
+	      "models/<model>/formulas: the formulas do not fit in a page");
+
+static ssize_t model_formulas_show(struct kobject *kobj, struct kobj_attribute *attr,
+				   char *buf)
+{
+	const struct n3t_model *model = n3t_kobj_dom(kobj)->model;
+	unsigned int m;
+	int len = 0;
+
+	for (m = 0; m < model->nr_metrics; m++)
+		len += n3t_format_formula(buf + len, PAGE_SIZE - len, model, m);
+	return len;
+}
+
 static struct kobj_attribute model_cpus_attr = __ATTR(cpus, 0444, model_cpus_show, NULL);
 static struct kobj_attribute model_slots_attr = __ATTR(slots, 0444, model_slots_show, NULL);
 static struct kobj_attribute model_counters_attr =
@@ -1077,6 +1092,8 @@ static struct kobj_attribute model_metrics_attr =
 	__ATTR(metrics, 0444, model_metrics_show, NULL);
 static struct kobj_attribute model_groups_attr =
 	__ATTR(groups, 0444, model_groups_show, NULL);
+static struct kobj_attribute model_formulas_attr =
+	__ATTR(formulas, 0444, model_formulas_show, NULL);
 
 static struct attribute *n3t_model_attrs[] = {
 	&model_cpus_attr.attr,
@@ -1086,6 +1103,7 @@ static struct attribute *n3t_model_attrs[] = {
 	&model_events_attr.attr,
 	&model_metrics_attr.attr,
 	&model_groups_attr.attr,
+	&model_formulas_attr.attr,
 	NULL,
 };
 

@@ -851,9 +851,15 @@ static void layout(void)
 	       offsetof(struct n3t_snapshot_record, composed) ==
 	       88 + 8 * (N3T_SNAP_MAX_METRICS + 2 * N3T_SNAP_MAX_EVENTS) + 8 +
 	       16 * N3T_SNAP_MAX_GROUPS &&
-	       sizeof(struct n3t_snapshot_record) ==
+	       offsetof(struct n3t_snapshot_record, event_slice_count) ==
 	       88 + 8 * (N3T_SNAP_MAX_METRICS + 2 * N3T_SNAP_MAX_EVENTS) + 8 +
 	       16 * N3T_SNAP_MAX_GROUPS + 16 &&
+	       offsetof(struct n3t_snapshot_record, slices_ns) ==
+	       88 + 8 * (N3T_SNAP_MAX_METRICS + 4 * N3T_SNAP_MAX_EVENTS) + 8 +
+	       16 * N3T_SNAP_MAX_GROUPS + 16 &&
+	       sizeof(struct n3t_snapshot_record) ==
+	       88 + 8 * (N3T_SNAP_MAX_METRICS + 4 * N3T_SNAP_MAX_EVENTS) + 8 +
+	       16 * N3T_SNAP_MAX_GROUPS + 16 + 8 &&
 	       sizeof(struct n3t_snapshot_record) % 8 == 0,
 	       "uapi-record-no-holes", NULL);
 	/* the record's bitmaps hold every metric and event of a model */
@@ -894,8 +900,20 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "sets"))
 		return print_sets(model_arg(argc, argv, 2), argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "formulas")) {
+		/* models/<model>/formulas as the module prints it */
+		const struct n3t_model *model = model_arg(argc, argv, 2);
+		char line[1024];
+
+		for (unsigned int m = 0; m < model->nr_metrics; m++) {
+			if (n3t_format_formula(line, sizeof(line), model, m) >= (int)sizeof(line))
+				return 1;
+			fputs(line, stdout);
+		}
+		return 0;
+	}
 	if (argc > 1) {
-		fprintf(stderr, "usage: %s [tables|eval|raw [MODEL]]\n", argv[0]);
+		fprintf(stderr, "usage: %s [tables|eval|raw|formulas [MODEL]]\n", argv[0]);
 		fprintf(stderr, "       %s sets MODEL CAP CYC GROUP...\n", argv[0]);
 		return 2;
 	}

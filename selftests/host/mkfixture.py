@@ -36,6 +36,7 @@ missing-file, no-snapshot, and the
 snapshot errors bad-magic, swapped (the other byte order), bad-version,
 bad-sizes, truncated, bad-names, bad-model-index, too-many-metrics."""
 import os
+import re
 import struct
 import sys
 
@@ -60,12 +61,16 @@ IDLE = 2          # no interval published yet
 MAX = 96          # N3T_SNAP_MAX_EVENTS, N3T_SNAP_MAX_METRICS
 # composed (variant composed): the metrics whose events do not fit together
 COMPOSED = ['frontend_bound', 'bad_speculation', 'retiring', 'ipc', 'll_cache_read_hit_ratio']
-AGES = variant in ('rotate', 'composed', 'composed-old')   # cpuN/ages, the records' group ages
+AGES = variant in ('rotate', 'composed', 'composed-old', 'stat')   # cpuN/ages, the records' group ages
+# stat: records of today's size (the slice counts too), and snapshot.after
+STAT = variant == 'stat'
+STAT_V = 1 << 30  # stat: CPU_CYCLES of a CPU over a quarter of the run, and its ns
 
 
 class Model:
     def __init__(self, name):
         m = gen_models.load(os.path.join(ref, name + '.json'))
+        self.raw = m
         self.name = m['file']
         self.title = m['title']
         self.slots = m['slots']
@@ -95,6 +100,43 @@ class Model:
         if name == 'll_cache_read_hit_ratio' and cpu == 3:
             return None          # an undefined value on a live CPU
         return (cpu + 1) * 1000003 * (i + 7) % 97000000 + 1500
+
+    def stat_k(self, e):
+        """stat: the event was counted in 1/k of the run's complete slices"""
+        if e == 'CPU_CYCLES':
+            return 1
+        if e == self.events[-1]:
+            return 256      # its groups: too little
+        return [1, 2, 4][self.events.index(e) % 3]
+
+    def stat_vec(self, cpu, e):
+        """stat: the event's count per STAT_V ns on a CPU (a multiple of 64)"""
+        if e == 'CPU_CYCLES':
+            return STAT_V
+        return 64 * ((cpu + 1) * 7919 * (self.events.index(e) + 3) % 9000000 + 1000)
+
+    def stat_delta(self, cpu, e):
+        """stat: (slice count, slice ns, count, ns) over the run: 4 STAT_V
+        ns of complete slices, the event counted in 1/k of them"""
+        if cpu == IDLE:
+            return 0, 0, 0, 0
+        k = self.stat_k(e)
+        return (self.stat_vec(cpu, e) * 4 // k, STAT_V * 4 // k,
+                self.stat_vec(cpu, e) * 4 // k, STAT_V * 4 // k)
+
+    def formulas(self):
+        """models/<model>/formulas as the module prints it (engine.c)"""
+        index = {e: i for i, e in enumerate(self.events)}
+
+        def poly(p):
+            monos = sorted(p.items(), key=lambda mc: (len(mc[0]), mc[0]))
+            if not monos:
+                return ' +0'
+            return ''.join(f' {c:+d}' + ''.join('*slots' if f == gen_models.SLOTS
+                                                 else f'*e{index[f]}' for f in mono)
+                           for mono, c in monos)
+        return ''.join(f'{x["name"]}{poly(x["num"])} /{poly(x["den"])}\n'
+                       for x in self.raw['metrics'])
 
     def counts(self, cpu, e):
         """cumulative count and counted ns; system (None): the sum over the
@@ -152,6 +194,7 @@ for m in models:
     put(f'models/{m.name}/metrics', ''.join(f'{n} {decimals(u)} {u}\n' for n, u in m.metrics))
     put(f'models/{m.name}/groups', ''.join(f'{f} {arm} {" ".join(ms)}\n'
                                            for f, arm, ms in m.groups))
+    put(f'models/{m.name}/formulas', m.formulas())
 
 for d, cpu in [(f'cpu{c}', c) for c in CPUS] + [('system', None)]:
     m = models[cpu_model[cpu]] if cpu is not None else first
@@ -192,7 +235,8 @@ if variant == 'missing-file':
     os.remove(os.path.join(root, 'cpu3/l2_cache'))
 
 # --- the snapshot ------------------------------------------------------------
-if variant != 'no-snapshot':
+def snapshot(phase):
+    """the snapshot's bytes; stat: phase 1 is the one after the run"""
     order = '=' if variant != 'swapped' else ('>' if sys.byteorder == 'little' else '<')
     lines = []
     for k, m in enumerate(models):
@@ -209,7 +253,7 @@ if variant != 'no-snapshot':
     # a record of the first release ends at lost_slices_total; then the
     # group ages (rotate), then the composed bitmap
     rec_size = 8 + 24 + 24 + 32 + 8 * 3 * MAX + 8 + (16 * 32 if AGES else 0) + \
-        (16 if variant == 'composed' else 0)
+        (16 if variant in ('composed', 'stat') else 0) + (16 * MAX + 8 if STAT else 0)
     names_off = hdr_size
     recs_off = (names_off + len(names_text) + 7) // 8 * 8
     magic = 0x5354334e if variant != 'bad-magic' else 0x12345678
@@ -235,10 +279,18 @@ if variant != 'no-snapshot':
                 vals[i] = v
         counted = [0, 0]
         ec, ens = [0] * MAX, [0] * MAX
+        sc, sns = [0] * MAX, [0] * MAX
         for i, e in enumerate(m.events):
             if e in m.used:
                 counted[i // 64] |= 1 << (i % 64)
                 ec[i], ens[i] = m.counts(c, e)
+            if STAT:
+                # cumulative since load: a base, and the run's deltas after it
+                d = m.stat_delta(c, e)
+                sc[i] = 5000 + 11 * i + phase * d[0]
+                sns[i] = 9000 + 13 * i + phase * d[1]
+                ec[i] += phase * d[2]
+                ens[i] += phase * d[3]
         nev, nm = len(m.events), len(m.metrics)
         if variant == 'bad-model-index' and c == 3:
             k = len(models)
@@ -255,13 +307,54 @@ if variant != 'no-snapshot':
                 if not idle:
                     gseq[g], gend[g] = age_seq(k), age_end(k)
             data += struct.pack(f'{order}32Q', *gseq) + struct.pack(f'{order}32Q', *gend)
-        if variant == 'composed':
+        if variant in ('composed', 'stat'):
             comp = [0, 0]
             for i, (x, _) in enumerate(m.metrics):
                 if x in m.composed:
                     comp[i // 64] |= 1 << (i % 64)
             data += struct.pack(order + '2Q', *comp)
+        if STAT:
+            data += struct.pack(f'{order}{MAX}Q', *sc) + struct.pack(f'{order}{MAX}Q', *sns) + \
+                struct.pack(order + 'Q', 777 + phase * (0 if idle else STAT_V * 4))
     if variant == 'truncated':
         data = data[:-100]
+    return data
+
+
+def stat_expect(cpus):
+    """stat: what n3tel stat --format csv prints for the CPUs @cpus and
+    system, worked out with Arm's formulas (exact fractions) on the counts
+    the rates give over the run: each event counted at the same rate on
+    each CPU's slices, the value is the formula of the sums of the rates"""
+    from fractions import Fraction
+    from formulas import oracle
+    out = ['scope,model,group,metric,value,unit,composed,coverage_percent']
+    m = first
+    spec = {x['name']: x['formula'] for x in m.raw['metrics']}
+    for label, cs in ((f'cpus {",".join(map(str, cpus))}', cpus), ('system', CPUS)):
+        counts = {e: Fraction(sum(m.stat_vec(c, e) for c in cs if c != IDLE)) for e in m.events}
+        for g in m.default:
+            f, _, ms = m.groups[g]
+            evs = set()
+            for x in ms:
+                evs |= set(re.findall(r'\b[A-Z][A-Z0-9_]*\b', spec[x]))
+            # the least share of the run's complete slices of its events
+            cover = Fraction(100, max(m.stat_k(e) for e in evs))
+            for x in ms:
+                unit = m.metrics[m.mnames.index(x)][1]
+                ks = {m.stat_k(e) for e in re.findall(r'\b[A-Z][A-Z0-9_]*\b', spec[x])}
+                v = oracle(spec[x])(counts)
+                shown = v is not None and cover >= 1
+                fixed = int(v * 10 ** 6) if shown else None
+                out.append(f'{label},{m.name},{f},{x},{fmt_fixed(fixed, decimals(unit))},{unit},'
+                           f'{int(shown and len(ks) > 1)},{int(cover)}.{int(cover * 100) % 100:02d}')
+    return '\n'.join(out) + '\n'
+
+
+if variant != 'no-snapshot':
     with open(os.path.join(root, 'snapshot'), 'wb') as f:
-        f.write(data)
+        f.write(snapshot(0))
+    if STAT:
+        with open(os.path.join(root, 'snapshot.after'), 'wb') as f:
+            f.write(snapshot(1))
+        put('stat-expect.csv', stat_expect([0]))

@@ -11,6 +11,20 @@ rm -rf "$out" && mkdir -p "$out"
 ok() { echo "ok $1"; }
 nok() { echo "not ok $1"; }
 t() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
+# errors: one clear line on stderr, nonzero exit, no stdout
+err() {	# err NAME PATTERN CMD...
+	local name=$1 pat=$2
+	shift 2
+	"$@" > "$out/err.out" 2> "$out/err.txt"
+	local rc=$?
+	if [ $rc != 0 ] && [ ! -s "$out/err.out" ] && [ "$(wc -l < "$out/err.txt")" = 1 ] &&
+	   grep -q -e "$pat" "$out/err.txt"; then
+		ok "error-$name"
+	else
+		echo "# rc=$rc: $(cat "$out/err.txt")"
+		nok "error-$name"
+	fi
+}
 
 make -s -C "$top/tools/n3tel" n3tel > "$out/build.log" 2>&1
 t n3tel-builds test -x "$top/tools/n3tel/n3tel" || exit 0
@@ -55,6 +69,22 @@ gold() {	# gold NAME CMD...
 gold show "$N3TEL" --sysfs "$out/good" show
 gold show-cpu1-l1d "$N3TEL" --sysfs "$out/good" show --cpu 1,3 --group l1d_cache --group ll_cache
 gold show-system "$N3TEL" --sysfs "$out/good" show --cpu system --group topdown_l1
+# diagnose: the topdown method's path on each CPU's values (each step the
+# largest part of its level; the fixtures' values checked by hand: cpu1
+# backend 60.00 > retiring 20.13, backend_mem 26.00 > core 22.00, tlb 32.00
+# > store 30.00 > cache 28.00: dtlb next), a core without the frontend and
+# backend breakdown (V2: level 1, then its stage 2 groups), one without level
+# 1 (N1: cycle accounting), and JSON
+gold diagnose "$N3TEL" --sysfs "$out/good" diagnose --cpu 0-3
+gold diagnose-v2 "$N3TEL" --sysfs "$out/v2" diagnose --cpu 0,1,3
+gold diagnose-n1 "$N3TEL" --sysfs "$out/n1" diagnose
+gold diagnose-json "$N3TEL" --sysfs "$out/good" diagnose --cpu 1,3 --format json
+t diagnose-json-parses python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+steps = [s['largest'] for s in d[0]['steps']]
+sys.exit(steps != ['backend_bound', 'backend_mem_bound', 'backend_mem_tlb_bound'] or
+         d[1]['scope'] != 'cpu3')" "$out/diagnose-json.out"
 # the rotating schedule: show says which interval an older group is from
 gold show-rotate "$N3TEL" --sysfs "$out/rotate" show --cpu 1,2
 
@@ -317,7 +347,7 @@ cp -r "$out/composed" "$out/composed-bad"
 sed -i 's/^ipc \(.*\) composed$/ipc \1 composite/' "$out/composed-bad/cpu1/general"
 err composed-bad-word "malformed line in .*cpu1/general: \"ipc 88.002 composite\"" "$N3TEL" --sysfs "$out/composed-bad" --text show
 sed -i 's/^ipc \(.*\) composite$/ipc \1 composed composed/' "$out/composed-bad/cpu1/general"
-err composed-extra-field "malformed line in .*cpu1/general" "$N3TEL" --sysfs "$out/composed-bad" --text export --format json
+err composed-extra-field "malformed line in .*cpu1/general" "$N3TEL" --sysfs "$out/composed-bad" --text export --format json --scope all
 
 # a fleet host: 192 CPUs.  The default export is system/ only, and its size
 # does not depend on the CPU count: 2 series per counted event, one per
@@ -389,21 +419,11 @@ t ages-missing-one-cpu-waits sh -c "strace -f -qq -e trace=nanosleep,clock_nanos
 	'$N3TEL' --sysfs '$out/rotate-noages1' --text export --format csv --scope cpu > /dev/null;
 	test -e '$out/rotate-noages1/system/ages' && test \$(grep -c sleep '$out/noages1.strace') -ge 5"
 
-# errors: one clear line on stderr, nonzero exit, no stdout
-err() {	# err NAME PATTERN CMD...
-	local name=$1 pat=$2
-	shift 2
-	"$@" > "$out/err.out" 2> "$out/err.txt"
-	local rc=$?
-	if [ $rc != 0 ] && [ ! -s "$out/err.out" ] && [ "$(wc -l < "$out/err.txt")" = 1 ] &&
-	   grep -q -e "$pat" "$out/err.txt"; then
-		ok "error-$name"
-	else
-		echo "# rc=$rc: $(cat "$out/err.txt")"
-		nok "error-$name"
-	fi
-}
+# errors: err() above
 err module-missing "not loaded" "$N3TEL" --sysfs "$out/nonexistent" show
+err diagnose-format 'diagnose takes --format text or json' "$N3TEL" --sysfs "$out/good" diagnose --format csv
+err diagnose-no-cpu 'no CPU 9 in' "$N3TEL" --sysfs "$out/good" diagnose --cpu 9
+err diagnose-not-loaded "not loaded" "$N3TEL" --sysfs "$out/nonexistent" diagnose
 fx malformed malformed
 err malformed "malformed line" "$N3TEL" --sysfs "$out/malformed" --text show
 # hidden events (status hidden_events): shown and exported where some are,

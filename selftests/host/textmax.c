@@ -179,6 +179,10 @@ static void one_model(const struct n3t_model *model)
 		len += tlen("\n");
 	}
 	printf("real model_groups %s %d\n", name, len);
+	len = 0;
+	for (m = 0; m < model->nr_metrics; m++)
+		len += n3t_format_formula(NULL, 0, model, m);
+	printf("real model_formulas %s %d\n", name, len);
 
 	/*
 	 * cpuN/<group>: "metric value" per metric of the group, and " composed"
@@ -295,6 +299,7 @@ int main(void)
 	printf("bound model_events %d\n", N3T_TEXT_MAX_MODEL_EVENTS);
 	printf("bound model_metrics %d\n", N3T_TEXT_MAX_MODEL_METRICS);
 	printf("bound model_groups %d\n", N3T_TEXT_MAX_MODEL_GROUPS);
+	printf("bound model_formulas %d\n", N3T_TEXT_MAX_MODEL_FORMULAS);
 	printf("bound sets %d\n", N3T_TEXT_MAX_SETS);
 	printf("bound group %d\n", N3T_TEXT_MAX_GROUP_FILE);
 	printf("bound events %d\n", N3T_TEXT_MAX_EVENTS);

@@ -324,6 +324,18 @@ tp_teardown() {
 # advance [CPU|-1]: end the current slice now
 advance() { echo "${1:--1}" > $DBG/advance; }
 
+# first_interval_end CPU: in manual mode, to the end of CPU's first
+# interval (its slice timer, queued at the load, may have ended a slice
+# before manual mode was set), NSETS + 1 slices at most
+first_interval_end() {
+	_q=$(value $N3T/cpu$1/status seq)
+	_s=0
+	while [ "$(value $N3T/cpu$1/status seq)" = "$_q" ] && [ $_s -le "$NSETS" ]; do
+		advance "$1"
+		_s=$((_s + 1))
+	done
+}
+
 advance_interval() {
 	_i=0
 	while [ $_i -lt $((NSETS + ${REST:-0})) ]; do

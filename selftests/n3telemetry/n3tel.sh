@@ -18,10 +18,10 @@ cat /dev/n3telemetry > /tmp/snap.bin
 set -- $(od -An -tu4 -N48 /tmp/snap.bin)
 expect_eq snapshot-abi-version 2 "$2"
 expect_eq snapshot-header-size 56 "$3"
-expect_eq snapshot-record-size 2928 "$4"
+expect_eq snapshot-record-size 4472 "$4"
 expect_eq snapshot-records 4 "$5"
 expect_eq snapshot-models 1 "$6"
-expect_eq snapshot-bytes $((${12} + 4 * 2928)) "$(wc -c < /tmp/snap.bin)"
+expect_eq snapshot-bytes $((${12} + 4 * 4472)) "$(wc -c < /tmp/snap.bin)"
 dd if=/tmp/snap.bin of=/tmp/snap.names bs=1 skip="${10}" count="${11}" 2> /dev/null
 check snapshot-names-model grep -qx 'model 0 neoverse-n3 5 0x[0-9a-f]* Neoverse N3' /tmp/snap.names
 check snapshot-names-event grep -qx 'event 0 [0-9]* CPU_CYCLES 0x0011' /tmp/snap.names

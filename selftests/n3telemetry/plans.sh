@@ -181,15 +181,9 @@ exact_values() {
 	fi
 	echo 1 > $DBG/manual
 	NSETS=$(wc -l < $N3T/sets)
-	# to the end of cpu1's first interval (its slice timer, queued at the
-	# load, may have ended a slice before manual mode), then an interval
-	# of every set on cpu1 alone
-	_q=$(value $N3T/cpu1/status seq)
-	_s=0
-	while [ "$(value $N3T/cpu1/status seq)" = "$_q" ] && [ $_s -le "$NSETS" ]; do
-		advance 1
-		_s=$((_s + 1))
-	done
+	# to the end of cpu1's first interval, then an interval of every set
+	# on cpu1 alone
+	first_interval_end 1
 	# each slice the same rates over 1, 2 or 4 times the counts in turn
 	# (cores/<table>.vec times k): an exact metric's set scales whole, a
 	# composed one's rates are scaled to the largest base; either way the

@@ -84,7 +84,7 @@ roff=$(od -A n -t u4 -j 44 -N 4 /tmp/snap.333.0 | tr -d ' ')
 rsize=$(od -A n -t u4 -j 12 -N 4 /tmp/snap.333.0 | tr -d ' ')
 # the record grew by lost_slices_total (8 bytes) after the first release,
 # then by the group ages (2 x 32 x 8 bytes) with the rotating schedule
-expect_eq record-size 2928 "$rsize"
+expect_eq record-size 4472 "$rsize"
 expect_eq size-on-each $((roff + 4 * rsize)) "$(wc -c < /tmp/snap.333.0)"
 # seq advanced while they read
 check seq-advanced test "$(value $N3T/cpu1/status seq)" -ge 26

@@ -33,6 +33,7 @@ typedef int64_t s64;
 #define fallthrough __attribute__((__fallthrough__))
 #define min(a, b) ((a) < (b) ? (a) : (b))
 #define max(a, b) ((a) > (b) ? (a) : (b))
+#define min_t(t, a, b) min((t)(a), (t)(b))
 
 static inline void __set_bit(unsigned int nr, unsigned long *map)
 {

@@ -351,6 +351,8 @@ TEXT_FILES = [
     ('model_events', 'MODEL_EVENTS', 'models/<model>/events', 'every event'),
     ('model_metrics', 'MODEL_METRICS', 'models/<model>/metrics', 'every metric'),
     ('model_groups', 'MODEL_GROUPS', 'models/<model>/groups', 'every group'),
+    ('model_formulas', 'MODEL_FORMULAS', 'models/<model>/formulas',
+     "every metric's formula (engine.c n3t_format_formula())"),
     ('sets', 'SETS', 'sets, models/<model>/sets',
      "a set per metric and per rate, with their events"),
     ('group', 'GROUP_FILE', 'cpuN/<group>, system/<group>',
@@ -399,6 +401,16 @@ def text_bounds(mdl):
                              for m in mdl['metrics'])
     b['model_groups'] = sum(len(f'{f} {g}' + ''.join(f' {names[i]}' for i in ms) + '\n')
                             for f, g, ms in groups)
+    index = {e: i for i, e in enumerate(events)}
+
+    def poly(p):
+        monos = sorted(p.items(), key=lambda mc: (len(mc[0]), mc[0]))
+        if not monos:
+            return ' +0'
+        return ''.join(f' {c:+d}' + ''.join('*slots' if f == SLOTS else f'*e{index[f]}'
+                                             for f in mono) for mono, c in monos)
+    b['model_formulas'] = sum(len(f'{m["name"]}{poly(m["num"])} /{poly(m["den"])}\n')
+                              for m in mdl['metrics'])
     # a set names CPU_CYCLES once at most; every other event it names is
     # one a metric placed there or a rate counted there added
     b['sets'] = sum(len(f'set{s} CPU_CYCLES\n') for s in range(nr_sets)) + \

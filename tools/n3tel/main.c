@@ -2,13 +2,16 @@
 /*
  * n3tel - read n3telemetry: a table or tree for people (show), a live view
  * (top), one scrape as Prometheus text, JSON or CSV (export), the
- * node_exporter textfile collector (textfile), and a pause of the module
- * while a command runs (pause: perf on the same machine).
+ * node_exporter textfile collector (textfile), the topdown method's path
+ * (diagnose), a pause of the module
+ * while a command runs (pause: perf on the same machine), and the metrics
+ * of a command's run (stat).
  *
  * The command line: the options, which command takes which, and
  * the call to the command: show() and top() (views.h); prom_text(), or
  * load() (model.h) and export_json() or export_csv(), textfile()
- * (export.h), and pause_run() (pause.h).  Nothing calls it.
+ * (export.h), pause_run() (pause.h) and stat_run() (stat.h).  Nothing
+ * calls it.
  *
  * The model n3tel reads the module into is model.h; the binary snapshot
  * layout is uapi/linux/n3telemetry.h.
@@ -25,6 +28,7 @@
 #include "export.h"
 #include "pause.h"
 #include "read.h"
+#include "stat.h"
 #include "util.h"
 #include "views.h"
 
@@ -40,9 +44,13 @@ static void usage(FILE *f)
 		"usage: n3tel [--sysfs PATH] [--text|--snapshot] COMMAND [options]\n"
 		"  show [--cpu LIST|system] [--group G]...      metrics as a table (topdown as a tree)\n"
 		"  top [--sort cpu|retiring|frontend|backend|bad|ipc] [--iterations N] [--delay S]\n"
+		"  diagnose [--cpu LIST|system] [--format text|json]   the topdown method's path\n"
 		"  export --format prometheus|json|csv [SELECTION]   one scrape\n"
 		"  textfile --dir DIR [--every SECONDS] [SELECTION]   n3telemetry.prom for node_exporter\n"
 		"  pause [--cpu LIST] -- COMMAND [ARG]...   free the PMU for COMMAND (e.g. perf)\n"
+		"  stat [--cpu LIST] [--group G]... [--format text|json|csv] [--output FILE]\n"
+		"       -- COMMAND [ARG]...   the metrics of COMMAND's run (on LIST's CPUs) and the\n"
+		"       system's, from the module's counts (no perf event opened); its exit status\n"
 		"SELECTION: [--scope system|cpu|all] [--group G]... [--metric M]... [--max-series N]\n"
 		"  (default: system/, the metrics of the module's groups, at most %d series)\n"
 		"A composed value (its events do not fit in the counters together: computed from\n"
@@ -78,14 +86,14 @@ static void add_name(const char **names, int *nr, int max, const char *opt, cons
 enum {
 	O_CPU = 1 << 0, O_GROUP = 1 << 1, O_FORMAT = 1 << 2, O_DIR = 1 << 3, O_EVERY = 1 << 4,
 	O_SORT = 1 << 5, O_ITER = 1 << 6, O_DELAY = 1 << 7, O_SCOPE = 1 << 8,
-	O_METRIC = 1 << 9, O_MAX = 1 << 10,
+	O_METRIC = 1 << 9, O_MAX = 1 << 10, O_OUTPUT = 1 << 11,
 };
 
 static const struct { int bit; const char *name; } opt_names[] = {
 	{ O_CPU, "--cpu" }, { O_GROUP, "--group" }, { O_FORMAT, "--format" },
 	{ O_DIR, "--dir" }, { O_EVERY, "--every" }, { O_SORT, "--sort" },
 	{ O_ITER, "--iterations" }, { O_DELAY, "--delay" }, { O_SCOPE, "--scope" },
-	{ O_METRIC, "--metric" }, { O_MAX, "--max-series" },
+	{ O_METRIC, "--metric" }, { O_MAX, "--max-series" }, { O_OUTPUT, "--output" },
 };
 
 int main(int argc, char **argv)
@@ -101,6 +109,7 @@ int main(int argc, char **argv)
 		{ "max-series", required_argument, NULL, 'x' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "dir", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'O' },
 		{ "every", required_argument, NULL, 'e' },
 		{ "sort", required_argument, NULL, 'o' },
 		{ "iterations", required_argument, NULL, 'n' },
@@ -111,6 +120,7 @@ int main(int argc, char **argv)
 	};
 	static struct selection sel = { .scope = SCOPE_SYSTEM };
 	const char *root = DEFAULT_SYSFS, *cpus = NULL, *format = NULL, *dir = NULL, *cmd;
+	const char *output = NULL;
 	const char *sort = "cpu";
 	enum source src = SRC_AUTO;
 	int iterations = 0, c, given = 0, allowed;
@@ -155,6 +165,7 @@ int main(int argc, char **argv)
 			break;
 		case 'f': format = optarg; given |= O_FORMAT; break;
 		case 'd': dir = optarg; given |= O_DIR; break;
+		case 'O': output = optarg; given |= O_OUTPUT; break;
 		case 'e': every = parse_long("--every", optarg, 1, 86400); given |= O_EVERY; break;
 		case 'o': sort = optarg; given |= O_SORT; break;
 		case 'n':
@@ -182,7 +193,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cmd = argv[optind++];
-	if (optind < argc && strcmp(cmd, "pause"))
+	if (optind < argc && strcmp(cmd, "pause") && strcmp(cmd, "stat"))
 		die("unexpected argument \"%s\"", argv[optind]);
 	t.root = root;
 
@@ -190,12 +201,16 @@ int main(int argc, char **argv)
 		allowed = O_CPU | O_GROUP;
 	else if (!strcmp(cmd, "top"))
 		allowed = O_SORT | O_ITER | O_DELAY;
+	else if (!strcmp(cmd, "diagnose"))
+		allowed = O_CPU | O_FORMAT;
 	else if (!strcmp(cmd, "export"))
 		allowed = O_FORMAT | O_SCOPE | O_GROUP | O_METRIC | O_MAX;
 	else if (!strcmp(cmd, "textfile"))
 		allowed = O_DIR | O_EVERY | O_SCOPE | O_GROUP | O_METRIC | O_MAX;
 	else if (!strcmp(cmd, "pause"))
 		allowed = O_CPU;
+	else if (!strcmp(cmd, "stat"))
+		allowed = O_CPU | O_GROUP | O_FORMAT | O_OUTPUT;
 	else {
 		fprintf(stderr, "%s: unknown command \"%s\"\n", prog, cmd);
 		usage(stderr);
@@ -207,8 +222,15 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "pause")) {
 		return pause_run(DEFAULT_DEVICE, cpus, argv + optind);
+	} else if (!strcmp(cmd, "stat")) {
+		if (src == SRC_TEXT)
+			die("stat reads the snapshot: --text does not apply");
+		return stat_run(root, cpus, sel.group, sel.nr_groups, format, output,
+				argv + optind);
 	} else if (!strcmp(cmd, "show")) {
 		show(&t, src, cpus, sel.group, sel.nr_groups);
+	} else if (!strcmp(cmd, "diagnose")) {
+		diagnose(&t, src, cpus, format);
 	} else if (!strcmp(cmd, "export")) {
 		if (!format || (strcmp(format, "prometheus") && strcmp(format, "json") &&
 				strcmp(format, "csv")))

@@ -132,6 +132,11 @@ const char *fmt_metric_marked(char *buf, size_t n, const struct tree *t,
 
 void free_tree(struct tree *t)
 {
+	for (int m = 0; m < t->nr_models; m++) {
+		if (t->model[m].fx)
+			free(t->model[m].fx->term);
+		free(t->model[m].fx);
+	}
 	free(t->v);
 	free(t->model);
 	t->v = NULL;

@@ -47,6 +47,28 @@ struct group {
 	int metrics[MAX_METRICS];
 };
 
+/*
+ * A model's formulas (models/<model>/formulas): metric i is the sum of
+ * terms num[i] .. num[i] + nr_num[i] - 1 over the sum of terms den[i] ..
+ * den[i] + nr_den[i] - 1, each term a coefficient times its factors,
+ * event indices or FACTOR_SLOTS (the model's slot count).  Loaded by the
+ * commands that evaluate them (stat) only: load_formulas().
+ */
+#define FORMULA_FACTORS	3
+#define FACTOR_SLOTS	0xff
+struct term {
+	int32_t coef;
+	int nr;
+	unsigned int f[FORMULA_FACTORS];
+};
+
+struct formulas {
+	int nr_terms;
+	struct term *term;
+	int num[MAX_METRICS], nr_num[MAX_METRICS];
+	int den[MAX_METRICS], nr_den[MAX_METRICS];
+};
+
 /* One core's tables, as the module describes them. */
 struct model {
 	char name[NAME_LEN];
@@ -58,6 +80,7 @@ struct model {
 	struct metric metric[MAX_METRICS];
 	struct group group[MAX_GROUPS];
 	bool selected[MAX_METRICS];	/* metric of a selected group */
+	struct formulas *fx;		/* load_formulas(); NULL until then */
 };
 
 struct view {
@@ -88,6 +111,14 @@ struct view {
 	char hidden[256];
 	bool listed[MAX_EVENTS];
 	u128 count[MAX_EVENTS], ns[MAX_EVENTS];	/* system/'s sums pass 2^64 */
+	/*
+	 * The snapshot's cumulative counts in complete slices and the time of
+	 * those slices (have_slices: a module that publishes them); n3tel
+	 * stat's input
+	 */
+	bool have_slices;
+	uint64_t slice[MAX_EVENTS], slice_ns[MAX_EVENTS];
+	uint64_t slices_ns;		/* the time of every complete slice */
 };
 
 struct tree {
@@ -113,6 +144,8 @@ enum source { SRC_AUTO, SRC_TEXT, SRC_SNAPSHOT };
 /* the module's data from root (t->root) into @t, or one line and exit */
 void load(struct tree *t, enum source src, unsigned int what);
 void free_tree(struct tree *t);
+/* models/<model>/formulas of every model of @t into its fx, or one line and exit */
+void load_formulas(struct tree *t);
 
 int metric_by_name(const struct model *md, const char *name);
 int event_by_name(const struct model *md, const char *name);

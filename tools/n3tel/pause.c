@@ -8,18 +8,17 @@
  * goes, and the module is never left paused.  Leases compose: the module
  * counts on a CPU again once no lease names it.
  *
- * Owns: nothing of the module's data.  Calls: util (die, parse_cpu_list)
+ * Owns: nothing of the module's data.  Calls: util (die, parse_cpu_list,
+ * run_command)
  * and the C library; main.c calls it.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/n3telemetry.h>
 
@@ -32,10 +31,8 @@ int pause_run(const char *device, const char *cpus, char **cmd)
 {
 	uint64_t words[MAX_CPUS / 64] = { 0 };
 	struct n3t_pause_lease lease = { 0 };
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	struct cpu_list cl;
 	int fd, status;
-	pid_t pid;
 
 	if (!cmd || !cmd[0])
 		die("pause needs a command: n3tel pause [--cpu LIST] -- COMMAND [ARG]...");
@@ -63,24 +60,7 @@ int pause_run(const char *device, const char *cpus, char **cmd)
 		die("cannot pause the module: %s%s", strerror(errno),
 		    errno == EPERM ? " (pausing it needs CAP_PERFMON)" : "");
 	}
-	/* the terminal's ^C and ^\ are COMMAND's; n3tel waits for it */
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (!pid) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
-		execvp(cmd[0], cmd);
-		fprintf(stderr, "%s: cannot run %s: %s\n", prog, cmd[0], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid: %s", strerror(errno));
+	status = run_command(cmd, NULL, 0, NULL);
 	close(fd);	/* the lease ends here at the latest */
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	return exit_status(status);
 }

@@ -235,8 +235,8 @@ next:
 
 /*
  * Whether a record of @record_size bytes has @field: fields appended in a
- * later version (lost_slices_total, the group ages, composed) are not in
- * an older module's records
+ * later version (lost_slices_total, the group ages, composed, the slice
+ * counts) are not in an older module's records
  */
 #define REC_HAS(record_size, field) \
 	((record_size) >= offsetof(struct n3t_snapshot_record, field) + \
@@ -374,6 +374,13 @@ int load_snapshot(struct tree *t)
 					 (r->composed[m / 64] >> (m % 64) & 1);
 		}
 		v->have_events = true;
+		/* an older module's record ends before the slice counts */
+		v->have_slices = REC_HAS(h->record_size, slices_ns);
+		v->slices_ns = v->have_slices ? r->slices_ns : 0;
+		for (int e = 0; v->have_slices && e < md->nr_events; e++) {
+			v->slice[e] = r->event_slice_count[e];
+			v->slice_ns[e] = r->event_slice_ns[e];
+		}
 		for (int e = 0; e < md->nr_events; e++) {
 			v->count[e] = r->event_count[e];
 			v->ns[e] = r->event_ns[e];

@@ -3,12 +3,14 @@
  * The module's sysfs tree (t->root): the rule every read of it
  * follows when refused (die_access), and the models' tables from its text
  * files (cpu_model, slots, interval_ms, groups, models/<model>/) when there
- * is no snapshot.
+ * is no snapshot; the formulas (models/<model>/formulas) for the commands
+ * that evaluate them.
  *
  * Calls model.c (building the tables) and util.h.  read.c calls it.
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +127,110 @@ static void load_model_text(const struct tree *t, struct model *md)
 		md->nr_groups++;
 	}
 	free(s);
+}
+
+/*
+ * One polynomial of a formulas line (module/engine.c n3t_format_formula()):
+ * terms "+100*e3*slots" up to "/" or the end; false if malformed
+ */
+static bool parse_poly(struct formulas *fx, const struct model *md, char **save, int *first,
+		       int *nr, bool num)
+{
+	char *tok;
+
+	*first = fx->nr_terms;
+	*nr = 0;
+	while ((tok = strtok_r(NULL, " ", save))) {
+		struct term *tm;
+		char *end, *f;
+		long coef;
+
+		if (!strcmp(tok, "/"))
+			return num && *nr;
+		if (fx->nr_terms % 64 == 0) {
+			struct term *more = realloc(fx->term, (fx->nr_terms + 64) * sizeof(*more));
+
+			if (!more)
+				die("out of memory");
+			fx->term = more;
+		}
+		tm = &fx->term[fx->nr_terms];
+		if (*tok != '+' && *tok != '-')
+			return false;
+		errno = 0;
+		coef = strtol(tok, &end, 10);
+		if (end == tok + 1 || errno || coef < INT32_MIN || coef > INT32_MAX)
+			return false;
+		tm->coef = coef;
+		tm->nr = 0;
+		for (f = end; *f; ) {
+			unsigned long e;
+
+			if (*f++ != '*' || tm->nr == FORMULA_FACTORS)
+				return false;
+			if (!strncmp(f, "slots", 5)) {
+				tm->f[tm->nr++] = FACTOR_SLOTS;
+				f += 5;
+				continue;
+			}
+			if (*f++ != 'e' || *f < '0' || *f > '9')
+				return false;
+			e = strtoul(f, &end, 10);
+			if ((long)e >= md->nr_events)
+				return false;
+			tm->f[tm->nr++] = e;
+			f = end;
+		}
+		fx->nr_terms++;
+		(*nr)++;
+	}
+	return !num && *nr;
+}
+
+void load_formulas(struct tree *t)
+{
+	for (int k = 0; k < t->nr_models; k++) {
+		struct model *md = &t->model[k];
+		char rel[256], *s, *p, *line;
+		struct formulas *fx;
+		int n = 0;
+
+		if (md->fx)
+			continue;
+		snprintf(rel, sizeof(rel), "models/%s/formulas", md->name);
+		{
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/%s", t->root, rel);
+			s = slurp(path, NULL);
+			if (!s && errno == ENOENT)
+				die("%s: no formulas: the module is older than this n3tel (stat needs both of one version)",
+				    path);
+		}
+		if (!s)
+			s = must_slurp(t, rel);
+		fx = calloc(1, sizeof(*fx));
+		if (!fx)
+			die("out of memory");
+		p = s;
+		while ((line = next_line(&p))) {
+			char *copy = strdup(line), *save = NULL, *name;
+
+			if (!copy)
+				die("out of memory");
+			name = strtok_r(copy, " ", &save);
+			if (n == md->nr_metrics || !name || strcmp(name, md->metric[n].name) ||
+			    !parse_poly(fx, md, &save, &fx->num[n], &fx->nr_num[n], true) ||
+			    !parse_poly(fx, md, &save, &fx->den[n], &fx->nr_den[n], false))
+				die("malformed line in %s/%s: \"%s\"", t->root, rel, line);
+			free(copy);
+			n++;
+		}
+		free(s);
+		if (n != md->nr_metrics)
+			die("%s/%s: %d formulas for %d metrics", t->root, rel, n, md->nr_metrics);
+		md->fx = fx;
+	}
 }
 
 /*

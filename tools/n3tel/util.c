@@ -2,19 +2,24 @@
 /*
  * n3tel's shared helpers (see util.h): die() and warn_once(),
  * slurp() a whole file, next_line() of a buffer, parse_cpu_list(),
- * parse_u128() and fmt_u128().
+ * parse_u128() and fmt_u128(), run_command() and exit_status().
  *
  * Calls only the C library; knows nothing of the model, the views or the
  * formats.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -223,4 +228,42 @@ char *fmt_u128(char *buf, u128 v)
 		buf[i++] = tmp[--n];
 	buf[i] = 0;
 	return buf;
+}
+
+int run_command(char **cmd, const void *affinity, size_t affinity_size, struct rusage *ru)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	int status;
+	pid_t pid;
+
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		if (affinity && sched_setaffinity(0, affinity_size, affinity)) {
+			fprintf(stderr, "%s: cannot run %s on those CPUs: %s\n", prog, cmd[0],
+				strerror(errno));
+			_exit(126);
+		}
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "%s: cannot run %s: %s\n", prog, cmd[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	while (wait4(pid, &status, 0, ru) < 0)
+		if (errno != EINTR)
+			die("wait4: %s", strerror(errno));
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	return status;
+}
+
+int exit_status(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
 }

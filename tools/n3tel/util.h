@@ -3,7 +3,7 @@
  * n3tel's shared helpers, in one place: errors (die, warn_once),
  * reading a whole file (slurp) and walking its lines (next_line), --cpu
  * lists (parse_cpu_list), the 128-bit decimals of system/events
- * (parse_u128, fmt_u128).
+ * (parse_u128, fmt_u128), running a command (run_command, exit_status).
  *
  * Owns: nothing of the module's data.  Calls: only the C library.  Every
  * other file of n3tel may call it; it calls none of them.
@@ -35,6 +35,18 @@ struct cpu_list {
 	int *lo, *hi;
 };
 void parse_cpu_list(const char *list, struct cpu_list *l);
+
+/*
+ * Run @cmd (argv, NULL-terminated) and wait for it, on the CPUs of
+ * @affinity if not NULL; the terminal's ^C and ^\ are its, n3tel ignores
+ * them meanwhile.  Its wait status, and its resource use (with its
+ * children's it waited for) in @ru if not NULL.  When it cannot be run the
+ * child says why and exits 127 (not found) or 126.
+ */
+struct rusage;
+int run_command(char **cmd, const void *affinity, size_t affinity_size, struct rusage *ru);
+/* a wait status as the shell gives it: the exit status, 128 + N for signal N */
+int exit_status(int status);
 
 char *slurp(const char *path, size_t *len);
 /* a cpuN/ or system/ file: one read() (printed anew at each) */

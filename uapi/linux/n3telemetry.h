@@ -132,6 +132,19 @@ struct n3t_snapshot_header {
  *	counting), and the formula evaluated from the rates.  Appended with
  *	composition: a record_size that does not cover it is an older
  *	module's, all of whose values are exact.
+ * @event_slice_count: cumulative count of each event in the complete
+ *	slices of its sets (since the module was loaded, never going back,
+ *	like @event_count; a slice lost to another perf user is not in it)
+ * @event_slice_ns: the time of those same slices, nanoseconds: two events
+ *	counted in the same slices have the same time, and the ratio of their
+ *	@event_slice_count differences between two snapshots is exact over
+ *	those slices; each event's count per second of its slices is its rate
+ *	where it was counted.  n3tel stat evaluates a run's metrics from the
+ *	differences of both.  Appended with them: a record_size that does not
+ *	cover them is an older module's.
+ * @slices_ns: the time of every complete slice, whichever set's, since the
+ *	module was loaded: the time the CPU was counted in full (appended
+ *	with @event_slice_ns)
  */
 struct n3t_snapshot_record {
 	__u32 cpu;
@@ -154,6 +167,9 @@ struct n3t_snapshot_record {
 	__u64 group_seq[N3T_SNAP_MAX_GROUPS];
 	__u64 group_end_ns[N3T_SNAP_MAX_GROUPS];
 	__u64 composed[2];
+	__u64 event_slice_count[N3T_SNAP_MAX_EVENTS];
+	__u64 event_slice_ns[N3T_SNAP_MAX_EVENTS];
+	__u64 slices_ns;
 };
 
 /**
