@@ -297,7 +297,8 @@ def snapshot(phase):
         if variant == 'too-many-metrics' and c == 1:
             nm = MAX + 1
         data += struct.pack(order + 'IIQQQ6I2Q2Q', c, 0 if idle else 1, 0 if idle else 42,
-                            0 if idle else 84000000000, 0 if idle else 1000000000, 1, c,
+                            0 if idle else 84000000000 + (phase * 5000000000 if STAT else 0),
+                            0 if idle else 1000000000, 1, c,
                             k, nev, nm, 0, *valid, *counted)
         data += struct.pack(f'{order}{MAX}q', *vals) + struct.pack(f'{order}{MAX}Q', *ec) + \
             struct.pack(f'{order}{MAX}Q', *ens) + struct.pack(order + 'Q', c)

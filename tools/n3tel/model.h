@@ -56,6 +56,7 @@ struct group {
  */
 #define FORMULA_FACTORS	3
 #define FACTOR_SLOTS	0xff
+#define MAX_TERMS	16		/* of a polynomial: the engine's N3T_MAX_MONOS */
 struct term {
 	int32_t coef;
 	int nr;

@@ -52,6 +52,9 @@
 #include "util.h"
 
 #define MAX_CPUS	4096
+
+_Static_assert(MAX_TERMS == N3T_MAX_MONOS && FORMULA_FACTORS == N3T_MONO_FACTORS,
+	       "the formulas n3tel parses are the engine's");
 #define MIN_COVERAGE	1	/* percent of the counted time a group needs */
 #define MAX_COLUMNS	(2 * MAX_MODELS)
 
@@ -82,6 +85,8 @@ struct stat_run {
 	int nr_col;
 	struct column col[MAX_COLUMNS];
 	char left_out[256];	/* CPUs that went offline or online during the run */
+	/* the latest publication of the cpus scope before, after the run (ns) */
+	uint64_t pub0, pub1, start_ns, end_ns;
 };
 
 /* the engine's view of a model n3tel read from the module */
@@ -143,8 +148,9 @@ static bool read_busy(double *busy, int max)
 		unsigned long long v[8] = { 0 };
 		int cpu;
 
-		/* cpuN user nice system idle iowait irq softirq steal ... */
-		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0],
+		/* cpuN user nice system idle iowait irq softirq steal ... ("cpu " is all) */
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9' ||
+		    sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0],
 			   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 8 ||
 		    cpu < 0 || cpu >= max)
 			continue;
@@ -237,6 +243,10 @@ static void accumulate(struct stat_run *r, const struct tree *t0, const struct t
 				continue;
 			if (s == 0 && (b->cpu >= MAX_CPUS || !r->cpus[b->cpu]))
 				continue;
+			if (s == 0) {
+				r->pub0 = a->end_ns > r->pub0 ? a->end_ns : r->pub0;
+				r->pub1 = b->end_ns > r->pub1 ? b->end_ns : r->pub1;
+			}
 			c = column_of(r, scopes[s], b->model);
 			c->nr_cpus++;
 			c->slices_ns += b->slices_ns - a->slices_ns;
@@ -306,8 +316,12 @@ static void evaluate(const struct tree *t, struct column *c)
 		u128 least = c->slices_ns;
 		unsigned int e;
 
+		/* of its metrics with a value: an event the PMU lacks takes none */
 		for (int k = 0; k < md->group[g].nr; k++)
-			n3t_metric_events(&em.m, md->group[g].metrics[k], ev);
+			if (c->valid[md->group[g].metrics[k]])
+				n3t_metric_events(&em.m, md->group[g].metrics[k], ev);
+		if (bitmap_empty(ev, N3T_MAX_EVENTS))
+			least = 0;
 		for_each_set_bit(e, ev, N3T_MAX_EVENTS)
 			if (c->slice_ns[e] < least)
 				least = c->slice_ns[e];
@@ -390,9 +404,16 @@ static void report_text(FILE *f, const struct stat_run *r, const struct tree *t,
 		fprintf(f, "left out (offline or online during the run): cpu %s\n", r->left_out);
 	/*
 	 * The counts are those of the intervals the module published between
-	 * the two snapshots: the first may have begun before COMMAND, the
-	 * last may end after it (an interval at most each)
+	 * the two snapshots: from the latest before COMMAND started (the
+	 * first may have begun before it) to the latest before it ended (what
+	 * followed is not in them)
 	 */
+	if (r->pub1 > r->pub0)
+		fprintf(f, "measured: the intervals that ended from %.3f s before the start to %.3f s before the end\n",
+			((double)r->start_ns - (double)r->pub0) / 1e9,
+			((double)r->end_ns - (double)r->pub1) / 1e9);
+	else
+		fprintf(f, "measured: no interval ended during the run\n");
 	for (int i = 0; i < r->nr_col; i++) {
 		const struct column *c = &r->col[i];
 
@@ -478,6 +499,10 @@ static void report_json(FILE *f, const struct stat_run *r, const struct tree *t,
 		WIFSIGNALED(r->status) ? 128 + WTERMSIG(r->status) : WEXITSTATUS(r->status),
 		WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0, r->seconds);
 	fprintf(f, "\"cpus\": \"%s\", \"command_cpu_seconds\": %.6f, ", r->cpu_text, r->cmd_cpu);
+	if (r->pub1 > r->pub0)
+		fprintf(f, "\"measured_from_s\": %.6f, \"measured_to_s\": %.6f, ",
+			((double)r->pub0 - (double)r->start_ns) / 1e9,
+			((double)r->pub1 - (double)r->start_ns) / 1e9);
 	if (r->busy >= 0)
 		fprintf(f, "\"busy_cpu_seconds\": %.6f, \"others_cpu_seconds\": %.6f, ", r->busy,
 			r->busy > r->cmd_cpu ? r->busy - r->cmd_cpu : 0.0);
@@ -565,7 +590,8 @@ static void scope_cpus(struct stat_run *r, const char *cpus, cpu_set_t *set)
 	if (cl.given) {
 		for (int i = 0; i < cl.nr; i++) {
 			if (cl.hi[i] >= MAX_CPUS || cl.hi[i] >= CPU_SETSIZE)
-				die("--cpu %d: n3tel stat takes CPUs below %d", cl.hi[i], MAX_CPUS);
+				die("--cpu %d: n3tel stat takes CPUs below %d", cl.hi[i],
+				    MAX_CPUS < CPU_SETSIZE ? MAX_CPUS : CPU_SETSIZE);
 			for (int c = cl.lo[i]; c <= cl.hi[i]; c++)
 				CPU_SET(c, set);
 		}
@@ -614,6 +640,9 @@ int stat_run(const char *root, const char *cpus, const char *const *group, int n
 	scope_cpus(&r, cpus, &set);
 	/* the tables and the first snapshot; the formulas, each group known */
 	load(&t0, SRC_SNAPSHOT, LOAD_CPUS);
+	for (int i = 0; i < t0.nr; i++)
+		if (t0.v[i].model >= 0 && !t0.v[i].have_slices)
+			die("the module publishes no slice counts (a module older than n3tel stat: install both of one version)");
 	load_formulas(&t0);
 	for (int k = 0; k < nr_groups; k++) {
 		bool known = false;
@@ -632,7 +661,7 @@ int stat_run(const char *root, const char *cpus, const char *const *group, int n
 	for (int m = 0; m < t0.nr_models && !nr_groups; m++)
 		groups[m] = t0.model[m].groups;
 	if (output) {
-		f = fopen(output, "w");
+		f = fopen(output, "we");	/* not COMMAND's */
 		if (!f)
 			die("cannot write %s: %s", output, strerror(errno));
 	}
@@ -654,6 +683,8 @@ int stat_run(const char *root, const char *cpus, const char *const *group, int n
 	}
 
 	r.seconds = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	r.start_ns = (uint64_t)a.tv_sec * 1000000000 + a.tv_nsec;
+	r.end_ns = (uint64_t)b.tv_sec * 1000000000 + b.tv_nsec;
 	r.cmd_cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
 		    ru.ru_stime.tv_usec / 1e6;
 	r.busy = -1;

@@ -147,6 +147,9 @@ static bool parse_poly(struct formulas *fx, const struct model *md, char **save,
 
 		if (!strcmp(tok, "/"))
 			return num && *nr;
+		/* the engine's limits: N3T_MAX_MONOS a polynomial, u16 indices */
+		if (*nr == MAX_TERMS || fx->nr_terms == 65535)
+			return false;
 		if (fx->nr_terms % 64 == 0) {
 			struct term *more = realloc(fx->term, (fx->nr_terms + 64) * sizeof(*more));
 
@@ -155,11 +158,11 @@ static bool parse_poly(struct formulas *fx, const struct model *md, char **save,
 			fx->term = more;
 		}
 		tm = &fx->term[fx->nr_terms];
-		if (*tok != '+' && *tok != '-')
+		if ((*tok != '+' && *tok != '-') || tok[1] < '0' || tok[1] > '9')
 			return false;
 		errno = 0;
 		coef = strtol(tok, &end, 10);
-		if (end == tok + 1 || errno || coef < INT32_MIN || coef > INT32_MAX)
+		if (errno || coef < INT32_MIN || coef > INT32_MAX)
 			return false;
 		tm->coef = coef;
 		tm->nr = 0;
@@ -175,8 +178,9 @@ static bool parse_poly(struct formulas *fx, const struct model *md, char **save,
 			}
 			if (*f++ != 'e' || *f < '0' || *f > '9')
 				return false;
+			errno = 0;
 			e = strtoul(f, &end, 10);
-			if ((long)e >= md->nr_events)
+			if (errno || e >= (unsigned long)md->nr_events)
 				return false;
 			tm->f[tm->nr++] = e;
 			f = end;
