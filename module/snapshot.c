@@ -2,7 +2,8 @@
 /*
  * n3telemetry: the binary snapshot, /dev/n3telemetry (layout in
  * uapi/linux/n3telemetry.h, ABI in Documentation/ABI/testing/dev-n3telemetry),
- * and the pause lease on it (N3T_IOC_PAUSE: n3tel pause).
+ * the pause lease on it (N3T_IOC_PAUSE: n3tel pause) and the sums of CPUs
+ * it gives (N3T_IOC_SUM: n3tel's containers).
  *
  * Each open file has its own snapshot: a read at offset 0 takes a new one,
  * reads at later offsets continue it, and nothing another reader does can
@@ -10,10 +11,11 @@
  * and release of its own and hands out at most a page per read.
  *
  * A front-end: reads the configuration (config.c), the core types
- * (coretype.c) and the sampler through its read API only (n3t_read_cpu(),
- * n3t_group_age()), takes and gives back leases (n3t_lease()), and calls
- * nothing else of the module but the engine;
- * includes n3telemetry.h and snapshot.h.  Nothing calls it but main.c.
+ * (coretype.c), the sampler through its read API only (n3t_read_cpu(),
+ * n3t_group_age()) and sums through views (view.c: n3t_view_sum()), takes
+ * and gives back leases (n3t_lease()), and calls nothing else of the
+ * module but the engine; includes n3telemetry.h, snapshot.h and view.h.
+ * Nothing calls it but main.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +34,7 @@
 
 #include "n3telemetry.h"
 #include "snapshot.h"
+#include "view.h"
 
 static_assert(N3T_SNAP_MAX_EVENTS == N3T_MAX_EVENTS);
 static_assert(N3T_SNAP_MAX_METRICS == N3T_MAX_METRICS);
@@ -262,34 +265,102 @@ static int n3t_snap_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* The CPUs a struct n3t_pause_lease names, into @cpus. */
-static int n3t_lease_cpus(const struct n3t_pause_lease *l, struct cpumask *cpus)
+/*
+ * The CPUs of a user bitmap of @nr_words words at @uaddr (struct
+ * n3t_pause_lease, struct n3t_sum_request), into @cpus: 0 words for every
+ * possible CPU.
+ */
+static int n3t_user_cpus(u64 uaddr, u32 nr_words, u32 flags, struct cpumask *cpus)
 {
-	const u64 __user *words = u64_to_user_ptr(l->cpus);
+	const u64 __user *words = u64_to_user_ptr(uaddr);
 	unsigned int w, b;
 	u64 word;
 
-	if (l->flags)
+	if (flags)
 		return -EINVAL;
-	if (!l->nr_words) {
+	if (!nr_words) {
 		cpumask_copy(cpus, cpu_possible_mask);
 		return 0;
 	}
-	if (l->nr_words > DIV_ROUND_UP(nr_cpu_ids, 64))
+	if (nr_words > DIV_ROUND_UP(nr_cpu_ids, 64))
 		return -EINVAL;
-	for (w = 0; w < l->nr_words; w++) {
+	for (w = 0; w < nr_words; w++) {
 		if (get_user(word, words + w))
 			return -EFAULT;
 		for (b = 0; b < 64; b++) {
 			if (!(word & BIT_ULL(b)))
 				continue;
-			/* a CPU that can never exist is a bad lease, as one past the last */
+			/* a CPU that can never exist is a bad bitmap, as one past the last */
 			if (w * 64 + b >= nr_cpu_ids || !cpu_possible(w * 64 + b))
 				return -EINVAL;
 			cpumask_set_cpu(w * 64 + b, cpus);
 		}
 	}
 	return cpumask_empty(cpus) ? -EINVAL : 0;
+}
+
+/*
+ * N3T_IOC_SUM: the sum of some CPUs' latest intervals as one record, for
+ * n3tel's containers (struct n3t_sum_request).  Data, as the snapshot: the
+ * open already checked the opener.
+ */
+static long n3t_snap_sum(struct n3t_sum_request __user *ureq)
+{
+	const struct n3t_core_type *dom = NULL, *t;
+	struct n3t_snapshot_record *r = NULL;
+	struct n3t_sum_request req;
+	struct n3t_view *v = NULL;
+	cpumask_var_t cpus;
+	unsigned int c, e;
+	int ret;
+
+	if (copy_from_user(&req, ureq, sizeof(req)))
+		return -EFAULT;
+	if (req.record_size < offsetof(struct n3t_snapshot_record, event_count))
+		return -EINVAL;
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
+	ret = n3t_user_cpus(req.cpus, req.nr_words, req.flags, cpus);
+	if (ret)
+		goto out;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	mutex_lock(&n3t_cfg.lock);
+	for_each_cpu(c, cpus) {
+		t = n3t_cpu_core_type(c);
+		if (dom && t && t != dom) {
+			ret = -EINVAL;	/* one core type's formulas per sum */
+			break;
+		}
+		dom = dom ?: t;
+	}
+	if (!ret)
+		v = n3t_view_sum(dom, cpus);
+	if (v) {
+		n3t_fill_record(r, N3T_SUM_CPU, dom, &v->res, v->sets);
+		for (e = 0; e < r->nr_events; e++) {
+			if (v->ev_count_hi[e])
+				r->event_count[e] = U64_MAX;
+			if (v->ev_ns_hi[e])
+				r->event_ns[e] = U64_MAX;
+		}
+		req.nr_cpus = v->nr_cpus;
+		kvfree(v);
+	} else if (!ret) {
+		ret = -ENOMEM;
+	}
+	mutex_unlock(&n3t_cfg.lock);
+	if (!ret && (copy_to_user(u64_to_user_ptr(req.record), r,
+				  min_t(size_t, req.record_size, sizeof(*r))) ||
+		     put_user(req.nr_cpus, &ureq->nr_cpus)))
+		ret = -EFAULT;
+out:
+	kfree(r);
+	free_cpumask_var(cpus);
+	return ret;
 }
 
 /*
@@ -303,6 +374,8 @@ static long n3t_snap_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	struct n3t_pause_lease l;
 	int ret;
 
+	if (cmd == N3T_IOC_SUM)
+		return n3t_snap_sum((struct n3t_sum_request __user *)arg);
 	if (cmd != N3T_IOC_PAUSE)
 		return -ENOTTY;
 	if (!file_ns_capable(file, &init_user_ns, CAP_PERFMON) &&
@@ -314,7 +387,7 @@ static long n3t_snap_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	if (sf->leased) {
 		ret = -EBUSY;
 	} else {
-		ret = n3t_lease_cpus(&l, sf->lease);
+		ret = n3t_user_cpus(l.cpus, l.nr_words, l.flags, sf->lease);
 		if (!ret) {
 			sf->leased = true;
 			n3t_lease(sf->lease, true);

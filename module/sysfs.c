@@ -4,24 +4,23 @@
  * Documentation/ABI/testing/sysfs-kernel-n3telemetry).
  *
  * A front-end: reads the configuration (config.c, under n3t_cfg.lock), the
- * core types (coretype.c), and the sampler only through its read API
- * (n3t_read_cpu(), n3t_group_age(), n3t_cpu_state(), n3t_cpu_seq()); the
+ * core types (coretype.c), the latest intervals through views (view.c:
+ * n3t_view_cpu(), n3t_view_sum()), the sampler otherwise only through its
+ * read API (n3t_group_age(), n3t_cpu_state(), n3t_cpu_seq()); the
  * configuration writes go to control.c (n3t_collect_reconfigure(),
  * n3t_collect_enable()).
  * Calls nothing else of the module but the engine and the tables; includes
- * control.h, models.h, n3telemetry.h and sysfs.h.  Nothing calls it but
+ * control.h, models.h, n3telemetry.h, sysfs.h and view.h.  Nothing calls it but
  * main.c (and its own hotplug callbacks).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
-#include <linux/error-injection.h>
 #include <linux/kobject.h>
 #include <linux/kstrtox.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
-#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -30,6 +29,7 @@
 #include "models.h"
 #include "n3telemetry.h"
 #include "sysfs.h"
+#include "view.h"
 
 #define N3T_SYSTEM	(-1)
 #define N3T_WRITE_MAX	512
@@ -69,195 +69,12 @@ struct n3t_dir {
 static struct n3t_dir *n3t_system;
 static struct n3t_dir *n3t_cpu_dirs[NR_CPUS];
 
-/**
- * struct n3t_view - a consistent copy of one directory's latest interval
- * @res: the result (for system/: sums over the CPUs that collect; the
- *	cumulative counts sum over every possible CPU of the first core type,
- *	their low 64 bits here, and @res.seq is the highest n3t_cpu_seq() of
- *	those CPUs)
- * @ev_count_hi: system/: the high 64 bits of each cumulative count's sum
- * @ev_ns_hi: system/: likewise, of each counting time's sum
- * @dom: the core type whose plan the view follows (NULL: the CPU has none)
- * @ok: whether any data was published
- * @state: cpuN/: whether the CPU collects
- * @nr_state: system/: online CPUs in each state
- * @nr_cpus: system/: CPUs summed in @res
- * @nr_sets: sets in @sets
- * @nr_ev: counts in @delta
- * @events: every event of the sets in use
- * @composed: the metrics the plan composes (copied under n3t_cfg.lock with
- *	the plan's data: the plan may be freed once it is dropped)
- * @sets: per-set data
- * @delta: the sets' counts, set after set
- * @data: storage of @sets and @delta
- *
- * Allocated per read, freed by the reader.
- */
-struct n3t_view {
-	struct n3t_result res;
-	u64 ev_count_hi[N3T_MAX_EVENTS];
-	u64 ev_ns_hi[N3T_MAX_EVENTS];
-	const struct n3t_core_type *dom;
-	bool ok;
-	enum n3t_cpu_state state;
-	unsigned int nr_state[N3T_NR_CPU_STATES];
-	unsigned int nr_cpus;
-	unsigned int nr_sets;
-	unsigned int nr_ev;
-	DECLARE_BITMAP(events, N3T_MAX_EVENTS);
-	DECLARE_BITMAP(composed, N3T_MAX_METRICS);
-	struct n3t_pub_set *sets;
-	u64 *delta;
-	u64 data[];
-};
-
-/* Global and not inlined, so that fault injection can fail it (fail_function). */
-noinline struct n3t_view *n3t_view_alloc(unsigned int nr_sets, unsigned int nr_ev)
-{
-	size_t sets = ALIGN(array_size(nr_sets, sizeof(struct n3t_pub_set)), 8);
-	struct n3t_view *v;
-
-	v = kvzalloc(size_add(struct_size(v, data, 0),
-			      size_add(sets, array_size(nr_ev, sizeof(u64)))), GFP_KERNEL);
-	if (!v)
-		return NULL;
-	v->nr_sets = nr_sets;
-	v->nr_ev = nr_ev;
-	v->sets = (void *)v->data;
-	v->delta = (void *)v->data + sets;
-	return v;
-}
-ALLOW_ERROR_INJECTION(n3t_view_alloc, NULL);
-
-/* Fill a view; the caller holds n3t_cfg.lock. */
+/* A view of a cpuN or system directory; the caller holds n3t_cfg.lock. */
 static struct n3t_view *n3t_view_get(int cpu)
 {
-	const struct n3t_core_type *dom = cpu == N3T_SYSTEM ? &n3t_cfg.type[0] :
-					  n3t_cpu_core_type(cpu);
-	const struct n3t_plan *plan = dom ? dom->plan : NULL;
-	unsigned int nr = plan ? plan->nr_sets : 0, nr_ev = plan ? n3t_plan_nr_events(plan) : 0;
-	unsigned int c, s, i, e, first;
-	struct n3t_view *v, *one = NULL;
-	DECLARE_BITMAP(counted, N3T_MAX_EVENTS);
-	/* the events whose sums are measurements: usable, hidden on no CPU */
-	DECLARE_BITMAP(measured, N3T_MAX_EVENTS);
-	DECLARE_BITMAP(overflow, N3T_MAX_SETS);
-	u64 *counts, *set_ns = NULL;
-
-	v = n3t_view_alloc(nr, nr_ev);
-	if (!v)
-		return NULL;
-	v->dom = dom;
-	for (s = 0; s < nr; s++)
-		bitmap_or(v->events, v->events, plan->set[s].events, N3T_MAX_EVENTS);
-	if (plan)
-		bitmap_copy(v->composed, plan->composed, N3T_MAX_METRICS);
-	if (cpu != N3T_SYSTEM) {
-		v->state = n3t_cpu_state(cpu);
-		v->ok = plan && n3t_read_cpu(cpu, plan, &v->res, v->sets, v->delta) &&
-			v->res.seq;
-		return v;
-	}
-
-	/*
-	 * system: sum each set's latest deltas of the first core type's CPUs
-	 * that collect, and the cumulative counts of all of its CPUs, offline
-	 * or paused ones included, in 128 bits: the totals never go down nor
-	 * wrap.  A set whose sum of an event passes 2^64 has no values (nan),
-	 * never a wrapped one.  The sequence number is the highest any of
-	 * these CPUs published, offline ones included: it never goes down.
-	 */
-	one = n3t_view_alloc(nr, nr_ev);
-	counts = kcalloc(N3T_MAX_EVENTS, sizeof(*counts), GFP_KERNEL);
-	set_ns = kcalloc(max(nr, 1U), sizeof(*set_ns), GFP_KERNEL);
-	if (!one || !counts || !set_ns)
-		goto fail;
-	bitmap_zero(overflow, N3T_MAX_SETS);
-	/* no cpus_read_lock(): CPUs going offline simply stop publishing */
-	for_each_possible_cpu(c) {
-		bool live;
-
-		if (cpu_online(c))
-			v->nr_state[n3t_cpu_state(c)]++;
-		if (n3t_cpu_core_type(c) != dom)
-			continue;
-		live = n3t_read_cpu(c, plan, &one->res, one->sets, one->delta) &&
-		       one->res.seq;
-		v->res.seq = max(v->res.seq, n3t_cpu_seq(c));
-		v->res.lost += one->res.lost;
-		for (e = 0; e < N3T_MAX_EVENTS; e++) {
-			if (check_add_overflow(v->res.ev_count[e], one->res.ev_count[e],
-					       &v->res.ev_count[e]))
-				v->ev_count_hi[e]++;
-			if (check_add_overflow(v->res.ev_ns[e], one->res.ev_ns[e],
-					       &v->res.ev_ns[e]))
-				v->ev_ns_hi[e]++;
-		}
-		if (!live)
-			continue;
-		v->ok = true;
-		v->nr_cpus++;
-		/*
-		 * an event hidden on a CPU whose counts are summed spoils the
-		 * sums: hidden for all (a stepped-aside CPU's are not summed)
-		 */
-		for (s = 0; s < nr; s++)
-			if (one->sets[s].good_ns)
-				break;
-		if (s < nr)
-			bitmap_or(v->res.hidden, v->res.hidden, one->res.hidden, N3T_MAX_EVENTS);
-		v->res.end_ns = max(v->res.end_ns, one->res.end_ns);
-		v->res.interval_ns = max(v->res.interval_ns, one->res.interval_ns);
-		v->res.nr_sets = max(v->res.nr_sets, one->res.nr_sets);
-		for (s = 0, first = 0; s < nr; s++) {
-			unsigned int w = bitmap_weight(plan->set[s].events, N3T_MAX_EVENTS);
-			struct n3t_pub_set *vs = &v->sets[s], *os = &one->sets[s];
-			u64 *sum = &v->delta[first], *add = &one->delta[first];
-
-			vs->lost += os->lost;
-			if (os->good_ns) {
-				for (i = 0; i < w; i++)
-					if (check_add_overflow(sum[i], add[i], &sum[i]))
-						__set_bit(s, overflow);
-				vs->good_ns += os->good_ns;
-				/* the newest interval summed, and when the oldest ended */
-				vs->seq = max(vs->seq, os->seq);
-				vs->end_ns = vs->end_ns ? min(vs->end_ns, os->end_ns) : os->end_ns;
-				vs->interval_ns = max(vs->interval_ns, os->interval_ns);
-			}
-			first += w;
-		}
-	}
-	bitmap_andnot(measured, dom->usable, v->res.hidden, N3T_MAX_EVENTS);
-	for (s = 0, i = 0; s < nr; s++) {
-		bitmap_zero(counted, N3T_MAX_EVENTS);
-		for_each_set_bit(e, plan->set[s].events, N3T_MAX_EVENTS) {
-			counts[e] = v->delta[i++];
-			if (v->sets[s].good_ns && !test_bit(s, overflow) &&
-			    test_bit(e, measured))
-				__set_bit(e, counted);
-		}
-		bitmap_or(v->res.counted, v->res.counted, counted, N3T_MAX_EVENTS);
-		n3t_eval_set(plan, s, counts, counted, dom->slots, v->res.value,
-			     v->res.valid);
-	}
-	/* the composed metrics from the rates of every CPU's counts together */
-	if (plan && !bitmap_empty(plan->composed, N3T_MAX_METRICS)) {
-		for (s = 0; s < nr; s++)
-			set_ns[s] = test_bit(s, overflow) ? 0 : v->sets[s].good_ns;
-		n3t_eval_composed(plan, v->delta, set_ns, measured, dom->slots, counts,
-				  v->res.value, v->res.valid);
-	}
-	kfree(set_ns);
-	kfree(counts);
-	kvfree(one);
-	return v;
-fail:
-	kfree(set_ns);
-	kfree(counts);
-	kvfree(one);
-	kvfree(v);
-	return NULL;
+	if (cpu == N3T_SYSTEM)
+		return n3t_view_sum(&n3t_cfg.type[0], cpu_possible_mask);
+	return n3t_view_cpu(cpu);
 }
 
 static int n3t_dir_cpu(struct kobject *kobj)

@@ -61,9 +61,10 @@ IDLE = 2          # no interval published yet
 MAX = 96          # N3T_SNAP_MAX_EVENTS, N3T_SNAP_MAX_METRICS
 # composed (variant composed): the metrics whose events do not fit together
 COMPOSED = ['frontend_bound', 'bad_speculation', 'retiring', 'ipc', 'll_cache_read_hit_ratio']
-AGES = variant in ('rotate', 'composed', 'composed-old', 'stat')   # cpuN/ages, the records' group ages
-# stat: records of today's size (the slice counts too), and snapshot.after
-STAT = variant == 'stat'
+AGES = variant in ('rotate', 'composed', 'composed-old', 'stat', 'cgroup')   # cpuN/ages, the records' group ages
+# stat: records of today's size (the slice counts too), and snapshot.after;
+# cgroup: records of today's size too
+STAT = variant in ('stat', 'cgroup')
 STAT_V = 1 << 30  # stat: CPU_CYCLES of a CPU over a quarter of the run, and its ns
 
 
@@ -253,7 +254,7 @@ def snapshot(phase):
     # a record of the first release ends at lost_slices_total; then the
     # group ages (rotate), then the composed bitmap
     rec_size = 8 + 24 + 24 + 32 + 8 * 3 * MAX + 8 + (16 * 32 if AGES else 0) + \
-        (16 if variant in ('composed', 'stat') else 0) + (16 * MAX + 8 if STAT else 0)
+        (16 if variant in ('composed', 'stat', 'cgroup') else 0) + (16 * MAX + 8 if STAT else 0)
     names_off = hdr_size
     recs_off = (names_off + len(names_text) + 7) // 8 * 8
     magic = 0x5354334e if variant != 'bad-magic' else 0x12345678
@@ -308,7 +309,7 @@ def snapshot(phase):
                 if not idle:
                     gseq[g], gend[g] = age_seq(k), age_end(k)
             data += struct.pack(f'{order}32Q', *gseq) + struct.pack(f'{order}32Q', *gend)
-        if variant in ('composed', 'stat'):
+        if variant in ('composed', 'stat', 'cgroup'):
             comp = [0, 0]
             for i, (x, _) in enumerate(m.metrics):
                 if x in m.composed:
@@ -352,10 +353,148 @@ def stat_expect(cpus):
     return '\n'.join(out) + '\n'
 
 
+# --- cgroup: a cgroup v2 tree and the module's sums of CPUs ----------------
+# (cgroup path or None for the root, effective cpuset or None to inherit,
+# whether it has processes)
+HEX1 = '3f' * 32
+HEX2 = 'a9' * 32
+POD1 = '0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9'
+POD2 = '11223344-5566-7788-99aa-bbccddeeff00'
+CGROUPS = [
+    (None, '0-7', True),                       # the root: kernel threads, left out
+    ('init.scope', '0-1', True),
+    ('system.slice', '0-1', False),
+    ('system.slice/sshd.service', None, True),
+    ('system.slice/bench.service', '4', True),     # a container: a systemd unit
+    ('kubepods.slice', '0-5', False),
+    (f'kubepods.slice/kubepods-pod{POD1.replace("-", "_")}.slice', '2-3', False),
+    (f'kubepods.slice/kubepods-pod{POD1.replace("-", "_")}.slice/cri-containerd-{HEX1}.scope',
+     None, True),                              # a container: a pod's, 2 CPUs
+    ('kubepods.slice/kubepods-besteffort.slice', '0-1', False),
+    ('kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-podaa.slice', None, True),
+    (f'kubepods/burstable/pod{POD2}/{HEX2}', '5', True),   # cgroupfs driver
+    ('idle.slice/empty.service', '6', False),  # no processes: CPU 6 is nobody's
+    ('machine.slice/a.scope', '7', True),      # two on CPU 7: shared
+    ('machine.slice/b.scope', '7', True),
+]
+# the containers, biggest first then by path, and the pools, as n3tel lists them
+CG_EXPECT = [
+    (f'/kubepods.slice/kubepods-pod{POD1.replace("-", "_")}.slice/cri-containerd-{HEX1}.scope',
+     '2-3', {'pod_uid': POD1, 'container_id': HEX1}),
+    (f'/kubepods/burstable/pod{POD2}/{HEX2}', '5', {'pod_uid': POD2, 'container_id': HEX2}),
+    ('/system.slice/bench.service', '4', {'unit': 'bench.service'}),
+    ('shared', '0-1,6-7', {}),
+]
+# --max-cgroups 1: the other two summed
+CG_EXPECT_MAX1 = [CG_EXPECT[0], ('other', '4-5', {}), CG_EXPECT[3]]
+
+
+def cpu_set(lst):
+    out = set()
+    for part in lst.split(','):
+        a, _, b = part.partition('-')
+        out |= set(range(int(a), int(b or a) + 1))
+    return out
+
+
+def sum_values(lst):
+    """the made-up values of the module's sum of CPUs @lst: fixed point
+    (millionths) or None, and whether composed, per metric of the first
+    model"""
+    m = first
+    h = sum(ord(ch) * (k + 1) for k, ch in enumerate(lst))
+    out = []
+    for i, (x, _) in enumerate(m.metrics):
+        if x not in m.selected or (lst == '5' and x == 'retiring'):
+            out.append((None, False))   # not collected; the sum's retiring nan
+            continue
+        out.append(((h % 97 + 1) * 1000000 + i * 12340 + 5, lst == '2-3' and x == 'frontend_bound'))
+    return out
+
+
+def sum_record(lst):
+    """sums/<lst>: the CPUs summed (those that published), 0, the record"""
+    m = first
+    cpus = cpu_set(lst)
+    valid, comp, vals = [0, 0], [0, 0], [0] * MAX
+    for i, (v, c) in enumerate(sum_values(lst)):
+        if v is not None:
+            valid[i // 64] |= 1 << (i % 64)
+            vals[i] = v
+        if c:
+            comp[i // 64] |= 1 << (i % 64)
+    live = len(cpus - {IDLE})
+    data = struct.pack('=II', live, 0)
+    data += struct.pack('=IIQQQ6I2Q2Q', 0xffffffff, 1, 42, 84000000000, 1000000000, 1, 0,
+                        0, len(m.events), len(m.metrics), 0, *valid, 0, 0)
+    data += struct.pack(f'={MAX}q', *vals) + struct.pack(f'={MAX}Q', *([0] * MAX)) * 2 + \
+        struct.pack('=Q', 0)
+    gseq, gend = [0] * 32, [0] * 32
+    for g in m.default:
+        gseq[g], gend[g] = 42, 84000000000
+    data += struct.pack('=32Q', *gseq) + struct.pack('=32Q', *gend)
+    data += struct.pack('=2Q', *comp)
+    data += struct.pack(f'={MAX}Q', *([0] * MAX)) * 2 + struct.pack('=Q', 0)
+    assert len(data) == 8 + 4472, len(data)
+    return data
+
+
+def cgroup_tree():
+    base = os.path.join(root, 'cgroup')
+    for path, eff, procs in CGROUPS:
+        d = os.path.join(base, path) if path else base
+        os.makedirs(d, exist_ok=True)
+        if path is None:
+            put('cgroup/cgroup.controllers', 'cpuset cpu io memory pids\n')
+        if eff is not None:
+            put(os.path.join(d, 'cpuset.cpus.effective'), eff + '\n')
+        put(os.path.join(d, 'cgroup.procs'), '4242\n' if procs else '')
+    # and a container made later on CPU 6, one emptied on 4 (cgroup.sh): the sums
+    lists = {lst for _, lst, _ in CG_EXPECT + CG_EXPECT_MAX1} | {'6', '0-1,7', '0-1,4,6-7'}
+    os.makedirs(os.path.join(root, 'sums'), exist_ok=True)
+    for lst in lists:
+        with open(os.path.join(root, 'sums', lst), 'wb') as f:
+            f.write(sum_record(lst))
+    # the series n3tel exports for the containers, level 1 (the first group)
+    m = first
+    for name, expect in (('cgroup-expect.prom', CG_EXPECT), ('cgroup-expect-max1.prom',
+                                                              CG_EXPECT_MAX1)):
+        out = []
+        for path, lst, labels in expect:
+            ino = os.stat(os.path.join(base, path.lstrip('/'))).st_ino if path[0] == '/' else 0
+            lab = f'cgroup="{path}"' + (f',cgroup_id="{ino}"' if ino else '')
+            for k in ('pod_uid', 'container_id', 'unit'):
+                if k in labels:
+                    lab += f',{k}="{labels[k]}"'
+            lab += f',model="{m.name}"'
+            out.append(f'n3telemetry_cgroup_cpus{{{lab}}} {len(cpu_set(lst))}')
+            out.append(f'n3telemetry_cgroup_counted_cpus{{{lab}}} {len(cpu_set(lst) - {IDLE})}')
+            vals = sum_values(lst)
+            for x in m.groups[0][2]:
+                i = m.mnames.index(x)
+                v, c = vals[i]
+                unit = m.metrics[i][1]
+                fam = ('n3telemetry_cgroup_' + (x[:-len('_percentage')] if x.endswith('_percentage')
+                                                else x) + '_ratio') \
+                    if unit.startswith('percent') else 'n3telemetry_cgroup_' + x
+                if v is None:
+                    txt = 'NaN'
+                elif unit.startswith('percent'):
+                    txt = f'{v // 10 ** 8}.{v % 10 ** 8:08d}'
+                else:
+                    txt = f'{v // 10 ** 6}.{v % 10 ** 6:06d}'
+                out.append(f'{fam}{{{lab}' + (',composed="1"' if c else '') + f'}} {txt}')
+        past = 2 if expect is CG_EXPECT_MAX1 else 0
+        out.append(f'n3telemetry_cgroups_past_limit {past}')
+        put(name, '\n'.join(sorted(out)) + '\n')
+
+
 if variant != 'no-snapshot':
     with open(os.path.join(root, 'snapshot'), 'wb') as f:
         f.write(snapshot(0))
-    if STAT:
+    if variant == 'stat':
         with open(os.path.join(root, 'snapshot.after'), 'wb') as f:
             f.write(snapshot(1))
         put('stat-expect.csv', stat_expect([0]))
+    if variant == 'cgroup':
+        cgroup_tree()

@@ -16,9 +16,12 @@
 
 enum { SCOPE_SYSTEM = 1, SCOPE_CPU = 2, SCOPE_ALL = 3 };
 
-/* what an export holds: --scope, --group, --metric */
+/* what an export holds: --scope, --group, --metric; --by-cgroup */
 struct selection {
 	unsigned int scope;
+	bool by_cgroup;			/* the containers too (prometheus, textfile) */
+	long max_cgroups;		/* --max-cgroups */
+	const char *cgroot;		/* --cgroup-root, NULL: the mounted hierarchy */
 	bool every_metric;		/* no --group/--metric: every metric (JSON, CSV) */
 	int nr_groups, nr_metrics;
 	const char *group[MAX_GROUPS * 2];

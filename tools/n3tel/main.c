@@ -25,6 +25,7 @@
 #include <string.h>
 #include <linux/n3telemetry.h>
 
+#include "cgroup.h"
 #include "export.h"
 #include "pause.h"
 #include "read.h"
@@ -43,6 +44,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: n3tel [--sysfs PATH] [--text|--snapshot] COMMAND [options]\n"
 		"  show [--cpu LIST|system] [--group G]...      metrics as a table (topdown as a tree)\n"
+		"  show --by-cgroup [--group G]... [CGROUPS]   per container: the sums of its CPUs\n"
 		"  top [--sort cpu|retiring|frontend|backend|bad|ipc] [--iterations N] [--delay S]\n"
 		"  diagnose [--cpu LIST|system] [--format text|json]   the topdown method's path\n"
 		"  export --format prometheus|json|csv [SELECTION]   one scrape\n"
@@ -53,12 +55,16 @@ static void usage(FILE *f)
 		"       system's, from the module's counts (no perf event opened); its exit status\n"
 		"SELECTION: [--scope system|cpu|all] [--group G]... [--metric M]... [--max-series N]\n"
 		"  (default: system/, the metrics of the module's groups, at most %d series)\n"
+		"  and --by-cgroup [CGROUPS] (prometheus, textfile): the containers' families too\n"
+		"CGROUPS: [--max-cgroups N] [--cgroup-root DIR]: containers are the cgroup v2\n"
+		"  cgroups with processes whose CPUs no other has (default at most %d; the rest\n"
+		"  summed as \"other\", the remaining CPUs as \"shared\")\n"
 		"A composed value (its events do not fit in the counters together: computed from\n"
 		"their rates counted apart, a number but not an exact one) is marked: show and top\n"
 		"print ~ before it (~21.37, ~nan); Prometheus: label composed=\"1\"; JSON:\n"
 		"\"composed\": true; CSV: composed column 1.  Exact values carry no mark.\n"
 		"PATH defaults to " DEFAULT_SYSFS "; n3tel --version prints the version.\n",
-		MAX_SERIES);
+		MAX_SERIES, DEFAULT_MAX_CGROUPS);
 }
 
 /* a whole number in [min, max], else one line and exit */
@@ -86,7 +92,8 @@ static void add_name(const char **names, int *nr, int max, const char *opt, cons
 enum {
 	O_CPU = 1 << 0, O_GROUP = 1 << 1, O_FORMAT = 1 << 2, O_DIR = 1 << 3, O_EVERY = 1 << 4,
 	O_SORT = 1 << 5, O_ITER = 1 << 6, O_DELAY = 1 << 7, O_SCOPE = 1 << 8,
-	O_METRIC = 1 << 9, O_MAX = 1 << 10, O_OUTPUT = 1 << 11,
+	O_METRIC = 1 << 9, O_MAX = 1 << 10, O_OUTPUT = 1 << 11, O_BYCG = 1 << 12,
+	O_MAXCG = 1 << 13, O_CGROOT = 1 << 14,
 };
 
 static const struct { int bit; const char *name; } opt_names[] = {
@@ -94,6 +101,7 @@ static const struct { int bit; const char *name; } opt_names[] = {
 	{ O_DIR, "--dir" }, { O_EVERY, "--every" }, { O_SORT, "--sort" },
 	{ O_ITER, "--iterations" }, { O_DELAY, "--delay" }, { O_SCOPE, "--scope" },
 	{ O_METRIC, "--metric" }, { O_MAX, "--max-series" }, { O_OUTPUT, "--output" },
+	{ O_BYCG, "--by-cgroup" }, { O_MAXCG, "--max-cgroups" }, { O_CGROOT, "--cgroup-root" },
 };
 
 int main(int argc, char **argv)
@@ -114,11 +122,14 @@ int main(int argc, char **argv)
 		{ "sort", required_argument, NULL, 'o' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "delay", required_argument, NULL, 'D' },
+		{ "by-cgroup", no_argument, NULL, 'B' },
+		{ "max-cgroups", required_argument, NULL, 'M' },
+		{ "cgroup-root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	static struct selection sel = { .scope = SCOPE_SYSTEM };
+	static struct selection sel = { .scope = SCOPE_SYSTEM, .max_cgroups = DEFAULT_MAX_CGROUPS };
 	const char *root = DEFAULT_SYSFS, *cpus = NULL, *format = NULL, *dir = NULL, *cmd;
 	const char *output = NULL;
 	const char *sort = "cpu";
@@ -163,6 +174,12 @@ int main(int argc, char **argv)
 			max_series = parse_long("--max-series", optarg, 1, 100000000);
 			given |= O_MAX;
 			break;
+		case 'B': sel.by_cgroup = true; given |= O_BYCG; break;
+		case 'M':
+			sel.max_cgroups = parse_long("--max-cgroups", optarg, 0, 100000);
+			given |= O_MAXCG;
+			break;
+		case 'R': sel.cgroot = optarg; given |= O_CGROOT; break;
 		case 'f': format = optarg; given |= O_FORMAT; break;
 		case 'd': dir = optarg; given |= O_DIR; break;
 		case 'O': output = optarg; given |= O_OUTPUT; break;
@@ -198,15 +215,17 @@ int main(int argc, char **argv)
 	t.root = root;
 
 	if (!strcmp(cmd, "show"))
-		allowed = O_CPU | O_GROUP;
+		allowed = O_CPU | O_GROUP | O_BYCG | O_MAXCG | O_CGROOT;
 	else if (!strcmp(cmd, "top"))
 		allowed = O_SORT | O_ITER | O_DELAY;
 	else if (!strcmp(cmd, "diagnose"))
 		allowed = O_CPU | O_FORMAT;
 	else if (!strcmp(cmd, "export"))
-		allowed = O_FORMAT | O_SCOPE | O_GROUP | O_METRIC | O_MAX;
+		allowed = O_FORMAT | O_SCOPE | O_GROUP | O_METRIC | O_MAX | O_BYCG | O_MAXCG |
+			  O_CGROOT;
 	else if (!strcmp(cmd, "textfile"))
-		allowed = O_DIR | O_EVERY | O_SCOPE | O_GROUP | O_METRIC | O_MAX;
+		allowed = O_DIR | O_EVERY | O_SCOPE | O_GROUP | O_METRIC | O_MAX | O_BYCG |
+			  O_MAXCG | O_CGROOT;
 	else if (!strcmp(cmd, "pause"))
 		allowed = O_CPU;
 	else if (!strcmp(cmd, "stat"))
@@ -219,6 +238,13 @@ int main(int argc, char **argv)
 	for (unsigned int k = 0; k < sizeof(opt_names) / sizeof(*opt_names); k++)
 		if (given & ~allowed & opt_names[k].bit)
 			die("%s does not apply to %s (see n3tel --help)", opt_names[k].name, cmd);
+	if ((given & (O_MAXCG | O_CGROOT)) && !sel.by_cgroup)
+		die("%s applies with --by-cgroup only", given & O_MAXCG ? "--max-cgroups" :
+		    "--cgroup-root");
+	if (sel.by_cgroup && (given & O_CPU))
+		die("--by-cgroup shows containers, not CPUs: --cpu does not apply");
+	if (sel.by_cgroup && src == SRC_TEXT)
+		die("--by-cgroup reads the module's sums of CPUs from the snapshot device: --text does not apply");
 
 	if (!strcmp(cmd, "pause")) {
 		return pause_run(DEFAULT_DEVICE, cpus, argv + optind);
@@ -227,6 +253,8 @@ int main(int argc, char **argv)
 			die("stat reads the snapshot: --text does not apply");
 		return stat_run(root, cpus, sel.group, sel.nr_groups, format, output,
 				argv + optind);
+	} else if (!strcmp(cmd, "show") && sel.by_cgroup) {
+		show_cgroups(&t, src, sel.group, sel.nr_groups, sel.cgroot, sel.max_cgroups);
 	} else if (!strcmp(cmd, "show")) {
 		show(&t, src, cpus, sel.group, sel.nr_groups);
 	} else if (!strcmp(cmd, "diagnose")) {
@@ -237,6 +265,8 @@ int main(int argc, char **argv)
 			die("export needs --format prometheus, --format json or --format csv");
 		if ((given & O_MAX) && strcmp(format, "prometheus"))
 			die("--max-series applies to --format prometheus only");
+		if (sel.by_cgroup && strcmp(format, "prometheus"))
+			die("--by-cgroup applies to --format prometheus (and show, textfile) only");
 		if (!strcmp(format, "prometheus")) {
 			bool too_many = false;
 			size_t len;

@@ -33,6 +33,8 @@
 #define MAX_MODELS	16
 #define NAME_LEN	64
 #define VALUE_BUF	48
+#define MAX_CPUS	4096
+#define CPU_WORDS	(MAX_CPUS / 64)
 
 struct metric {
 	char name[NAME_LEN];
@@ -85,7 +87,8 @@ struct model {
 };
 
 struct view {
-	int cpu;			/* -1: system */
+	int cpu;			/* -1: system, or a sum of CPUs (label) */
+	const char *label;		/* a sum's name for people (show), NULL: system */
 	int model;			/* index into tree.model, -1: none */
 	bool have;			/* an interval was published */
 	uint64_t seq, end_ns, interval_ns;
@@ -147,6 +150,15 @@ void load(struct tree *t, enum source src, unsigned int what);
 void free_tree(struct tree *t);
 /* models/<model>/formulas of every model of @t into its fx, or one line and exit */
 void load_formulas(struct tree *t);
+/*
+ * The module's sum of the CPUs of bitmap @cpus (N3T_IOC_SUM; a tree given
+ * with --sysfs: its file sums/<cpu list>) into @v, as a view of cpu -1
+ * (its label kept),
+ * and the CPUs it summed into @nr_cpus; @t loaded from the snapshot.  One
+ * line and exit on an error.
+ */
+void load_sum(const struct tree *t, const uint64_t *cpus, const char *cpu_list, struct view *v,
+	      int *nr_cpus);
 
 int metric_by_name(const struct model *md, const char *name);
 int event_by_name(const struct model *md, const char *name);

@@ -2,9 +2,11 @@
 /*
  * One scrape as Prometheus text (n3tel export --format
  * prometheus, and what textfile writes): families, names, labels and
- * values, and the --max-series check.
+ * values, and the --max-series check; with --by-cgroup the containers'
+ * families (cgroup.c).
  *
- * Calls export.c (the selection), the model (model.h) and util.h;
+ * Calls export.c (the selection), the model (model.h), the containers
+ * (cgroup.h) and util.h;
  * textfile.c and main.c call it.
  */
 #include <inttypes.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cgroup.h"
 #include "export.h"
 #include "util.h"
 
@@ -317,6 +320,128 @@ static void export_prom(FILE *o, const struct tree *t, const struct selection *s
 	free(names);
 }
 
+/* a label value: backslash, double quote and newline escaped */
+static void put_label(FILE *o, const char *sep, const char *name, const char *value)
+{
+	fprintf(o, "%s%s=\"", sep, name);
+	for (; *value; value++) {
+		if (*value == '\\' || *value == '"')
+			fputc('\\', o);
+		if (*value == '\n')
+			fputs("\\n", o);
+		else
+			fputc(*value, o);
+	}
+	fputc('"', o);
+}
+
+static void prom_cgroup_labels(FILE *o, const struct tree *t, const struct cgroup *c,
+			       bool composed)
+{
+	fputc('{', o);
+	put_label(o, "", "cgroup", c->path);
+	if (c->id)
+		fprintf(o, ",cgroup_id=\"%" PRIu64 "\"", c->id);
+	if (c->pod[0])
+		put_label(o, ",", "pod_uid", c->pod);
+	if (c->container[0])
+		put_label(o, ",", "container_id", c->container);
+	if (c->unit[0])
+		put_label(o, ",", "unit", c->unit);
+	if (c->v.model >= 0)
+		put_label(o, ",", "model", t->model[c->v.model].name);
+	fprintf(o, "%s} ", composed ? ",composed=\"1\"" : "");
+}
+
+/*
+ * A container's metrics: those --group and --metric name, else its
+ * model's first group (topdown level 1) if the module collects it, else
+ * the module's groups
+ */
+static bool want_cgroup_metric(const struct selection *sel, const struct model *md, int m)
+{
+	if (sel->nr_groups || sel->nr_metrics || !(md->groups & 1u))
+		return want_metric(sel, md, m);
+	for (int i = 0; i < md->group[0].nr; i++)
+		if (md->group[0].metrics[i] == m)
+			return true;
+	return false;
+}
+
+/*
+ * --by-cgroup: each container's and pool's CPUs and metrics (cgroup.c), in
+ * families of their own (n3telemetry_cgroup_...), so that the host's
+ * series and the rules that read them are the same with or without
+ */
+static void export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
+{
+	int max_names = MAX_MODELS * MAX_METRICS;
+	const char **names = calloc(max_names, sizeof(*names));
+	struct cgroups cgs = { 0 };
+	char name[160], help[256];
+	int n = 0, past = 0;
+
+	if (!names)
+		die("out of memory");
+	find_cgroups(t, sel->cgroot, sel->max_cgroups, &cgs);
+	prom_family(o, "n3telemetry_cgroup_cpus", "gauge",
+		    "CPUs of a container (a cgroup whose CPUs no other cgroup with processes has) or pool (shared: the other CPUs; other: the containers past --max-cgroups).");
+	for (int i = 0; i < cgs.nr; i++) {
+		fprintf(o, "n3telemetry_cgroup_cpus");
+		prom_cgroup_labels(o, t, &cgs.cg[i], false);
+		fprintf(o, "%d\n", cgs.cg[i].nr_cpus);
+		past += cgs.cg[i].nr_summed;
+	}
+	prom_family(o, "n3telemetry_cgroup_counted_cpus", "gauge",
+		    "CPUs of a container or pool whose latest interval is in its sums (those that collect).");
+	for (int i = 0; i < cgs.nr; i++) {
+		fprintf(o, "n3telemetry_cgroup_counted_cpus");
+		prom_cgroup_labels(o, t, &cgs.cg[i], false);
+		fprintf(o, "%d\n", cgs.cg[i].nr_counted);
+	}
+	prom_family(o, "n3telemetry_cgroups_past_limit", "gauge",
+		    "Containers past --max-cgroups, summed in the pool cgroup=\"other\".");
+	fprintf(o, "n3telemetry_cgroups_past_limit %d\n", past);
+	for (int x = 0; x < t->nr_models; x++)
+		for (int m = 0; m < t->model[x].nr_metrics; m++)
+			if (want_cgroup_metric(sel, &t->model[x], m))
+				names[n++] = t->model[x].metric[m].name;
+	n = uniq(names, n, cmp_str);
+	for (int k = 0; k < n; k++) {
+		bool head = false;
+
+		for (int i = 0; i < cgs.nr; i++) {
+			const struct cgroup *c = &cgs.cg[i];
+			const struct model *md = view_model(t, &c->v);
+			int m = md ? metric_by_name(md, names[k]) : -1;
+
+			if (m < 0 || !want_cgroup_metric(sel, md, m))
+				continue;
+			prom_name(name, sizeof(name), &md->metric[m]);
+			/* n3telemetry_<metric> becomes n3telemetry_cgroup_<metric> */
+			memmove(name + 19, name + 12, strlen(name + 12) + 1);
+			memcpy(name + 12, "cgroup_", 7);
+			if (!head) {
+				snprintf(help, sizeof(help),
+					 "%s (%s%s) of a container's or pool's CPUs together over their latest interval; NaN when undefined.",
+					 md->metric[m].name, md->metric[m].unit,
+					 is_percent(&md->metric[m]) ? ", as a 0..1 ratio" : "");
+				prom_family(o, name, "gauge", help);
+				head = true;
+			}
+			fprintf(o, "%s", name);
+			prom_cgroup_labels(o, t, c, metric_composed(t, &c->v, m));
+			if (c->v.have && c->v.valid[m])
+				put_fixed(o, c->v.value[m], is_percent(&md->metric[m]) ? 8 : 6);
+			else
+				fprintf(o, "NaN");
+			fputc('\n', o);
+		}
+	}
+	free_cgroups(&cgs);
+	free(names);
+}
+
 /* the samples (lines that are not comments) in Prometheus text */
 static long count_series(const char *text)
 {
@@ -344,6 +469,8 @@ char *prom_text(struct tree *t, enum source src, const struct selection *sel,
 	if (!o)
 		die("out of memory");
 	export_prom(o, t, sel);
+	if (sel->by_cgroup)
+		export_cgroups(o, t, sel);
 	if (fclose(o))
 		die("out of memory");
 	n = count_series(buf);

@@ -5,8 +5,10 @@
  * the latest interval, a composed value marked with a ~ (explained in a
  * last line).
  *
- * Calls the model (model.h: load(), lookups, fmt_metric_marked()) and util.h;
- * main.c calls it.
+ * With --by-cgroup the containers' and the shared pool's (cgroup.c).
+ *
+ * Calls the model (model.h: load(), lookups, fmt_metric_marked()), the
+ * containers (cgroup.h) and util.h; main.c calls it.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "util.h"
 #include "views.h"
 
@@ -111,7 +114,9 @@ static void show_view(const struct tree *t, const struct view *v, uint32_t group
 	const struct model *md = view_model(t, v);
 	int l1 = md ? group_by_name(md, "topdown_l1") : -1;
 
-	if (v->cpu < 0)
+	if (v->label)
+		printf("%s", v->label);
+	else if (v->cpu < 0)
 		printf("system");
 	else
 		printf("cpu%d", v->cpu);
@@ -161,18 +166,13 @@ static void show_view(const struct tree *t, const struct view *v, uint32_t group
 	}
 }
 
-/* show: the views --cpu selects, their groups as --group says */
-void show(struct tree *t, enum source src, const char *cpus, const char *const *group,
-	  int nr_groups)
+/*
+ * --group names a group of any model; each CPU shows those its model has.
+ * Without: those of @deflt the module selected, else all it selected
+ */
+static void pick_groups(const struct tree *t, const char *const *group, int nr_groups,
+			uint32_t deflt, uint32_t *groups)
 {
-	uint32_t groups[MAX_MODELS] = { 0 };
-	struct cpu_list cl;
-
-	parse_cpu_list(cpus, &cl);
-	/* the states too: hidden events are in cpuN/status, not the snapshot */
-	load(t, src, cl.system ? LOAD_SYSTEM : LOAD_CPUS | LOAD_STATES);
-	check_cpus_exist(&cl, t);
-	/* --group names a group of any model; each CPU shows those its model has */
 	for (int k = 0; k < nr_groups; k++) {
 		bool known = false;
 
@@ -187,8 +187,33 @@ void show(struct tree *t, enum source src, const char *cpus, const char *const *
 		if (!known)
 			die("unknown group \"%s\" (see available_groups)", group[k]);
 	}
-	for (int m = 0; m < t->nr_models && !nr_groups; m++)
-		groups[m] = t->model[m].groups;
+	for (int m = 0; m < t->nr_models && !nr_groups; m++) {
+		uint32_t g = t->model[m].groups;
+
+		groups[m] = g & deflt ? g & deflt : g;
+	}
+}
+
+static void explain_composed(void)
+{
+	if (shown_composed)
+		printf("\n%s composed: its events do not fit in the counters together; the value\n"
+		       "  comes from each event's rate counted apart, a number but not an exact one\n",
+		       COMPOSED_MARK);
+}
+
+/* show: the views --cpu selects, their groups as --group says */
+void show(struct tree *t, enum source src, const char *cpus, const char *const *group,
+	  int nr_groups)
+{
+	uint32_t groups[MAX_MODELS] = { 0 };
+	struct cpu_list cl;
+
+	parse_cpu_list(cpus, &cl);
+	/* the states too: hidden events are in cpuN/status, not the snapshot */
+	load(t, src, cl.system ? LOAD_SYSTEM : LOAD_CPUS | LOAD_STATES);
+	check_cpus_exist(&cl, t);
+	pick_groups(t, group, nr_groups, 0, groups);
 	for (int i = 0, shown = 0; i < t->nr; i++) {
 		if (!want_cpu(&cl, t->v[i].cpu))
 			continue;
@@ -196,10 +221,40 @@ void show(struct tree *t, enum source src, const char *cpus, const char *const *
 			putchar('\n');
 		show_view(t, &t->v[i], t->v[i].model >= 0 ? groups[t->v[i].model] : 0);
 	}
-	if (shown_composed)
-		printf("\n%s composed: its events do not fit in the counters together; the value\n"
-		       "  comes from each event's rate counted apart, a number but not an exact one\n",
-		       COMPOSED_MARK);
+	explain_composed();
 	free(cl.lo);
 	free(cl.hi);
+}
+
+/*
+ * show --by-cgroup: each container's metrics and the shared pool's, the
+ * sums of their CPUs; topdown level 1 (each model's first group) unless
+ * --group says otherwise
+ */
+void show_cgroups(struct tree *t, enum source src, const char *const *group, int nr_groups,
+		  const char *cgroot, long max)
+{
+	uint32_t groups[MAX_MODELS] = { 0 };
+	struct cgroups cgs = { 0 };
+
+	if (src == SRC_TEXT)
+		die("--by-cgroup reads the snapshot's sums: --text does not apply");
+	load(t, SRC_SNAPSHOT, LOAD_CPUS);
+	pick_groups(t, group, nr_groups, 1u, groups);
+	find_cgroups(t, cgroot, max, &cgs);
+	for (int i = 0; i < cgs.nr; i++) {
+		const struct cgroup *c = &cgs.cg[i];
+
+		if (i)
+			putchar('\n');
+		if (c->why) {
+			printf("%s\n  %s\n", c->title, c->why);
+			continue;
+		}
+		show_view(t, &c->v, c->v.model >= 0 ? groups[c->v.model] : 0);
+	}
+	if (!cgs.nr)
+		printf("no online CPU\n");
+	explain_composed();
+	free_cgroups(&cgs);
 }

@@ -2,17 +2,22 @@
 /*
  * The binary snapshot (/dev/n3telemetry, or a tree's file
  * named snapshot; layout in uapi/linux/n3telemetry.h): its checks, its
- * names section into the models' tables, its records into one view per CPU.
+ * names section into the models' tables, its records into one view per CPU;
+ * and the module's sums of CPUs (load_sum(), N3T_IOC_SUM), as views too.
  *
- * Calls model.c (building the tables) and util.h.  read.c calls it.
+ * Calls model.c (building the tables) and util.h.  read.c calls it, and
+ * cgroup.c (load_sum()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 
 #include "read.h"
 #include "util.h"
@@ -248,6 +253,49 @@ static uint32_t bswap32(uint32_t x)
 }
 
 /*
+ * A record of @record_size bytes into @v, whose cpu, lost and model the
+ * caller set (the model checked against the record's sizes): fields
+ * appended in a later version are read only from records that have them
+ */
+static void record_view(const struct tree *t, const struct n3t_snapshot_record *r,
+			size_t record_size, struct view *v)
+{
+	const struct model *md = &t->model[v->model];
+
+	v->have = r->flags & N3T_REC_VALID;
+	v->seq = r->seq;
+	v->end_ns = r->end_ns;
+	v->interval_ns = r->interval_ns;
+	/* an older module's record ends before the group ages */
+	v->have_ages = REC_HAS(record_size, group_end_ns);
+	for (int g = 0; v->have_ages && g < md->nr_groups && g < N3T_SNAP_MAX_GROUPS; g++) {
+		v->group_seq[g] = r->group_seq[g];
+		v->group_end_ns[g] = r->group_end_ns[g];
+	}
+	for (int m = 0; m < md->nr_metrics; m++) {
+		v->valid[m] = v->have && (r->valid[m / 64] >> (m % 64) & 1);
+		v->value[m] = r->value[m];
+		/* an older module's record ends before composed: all exact */
+		v->composed[m] = REC_HAS(record_size, composed) &&
+				 (r->composed[m / 64] >> (m % 64) & 1);
+	}
+	v->have_events = true;
+	/* an older module's record ends before the slice counts */
+	v->have_slices = REC_HAS(record_size, slices_ns);
+	v->slices_ns = v->have_slices ? r->slices_ns : 0;
+	for (int e = 0; v->have_slices && e < md->nr_events; e++) {
+		v->slice[e] = r->event_slice_count[e];
+		v->slice_ns[e] = r->event_slice_ns[e];
+	}
+	for (int e = 0; e < md->nr_events; e++) {
+		v->count[e] = r->event_count[e];
+		v->ns[e] = r->event_ns[e];
+		v->listed[e] = r->event_count[e] || r->event_ns[e] ||
+			       (r->counted[e / 64] >> (e % 64) & 1);
+	}
+}
+
+/*
  * 1 loaded, 0 not there or refused (t->snapshot_errno says which; fall back
  * to the text files, which refuse the same readers), exits on a bad
  * snapshot
@@ -356,39 +404,85 @@ int load_snapshot(struct tree *t)
 			    path, i, r->cpu, r->nr_events, r->nr_metrics, md->name, md->nr_events,
 			    md->nr_metrics);
 		v->model = r->model;
-		v->have = r->flags & N3T_REC_VALID;
-		v->seq = r->seq;
-		v->end_ns = r->end_ns;
-		v->interval_ns = r->interval_ns;
-		/* an older module's record ends before the group ages */
-		v->have_ages = REC_HAS(h->record_size, group_end_ns);
-		for (int g = 0; v->have_ages && g < md->nr_groups && g < N3T_SNAP_MAX_GROUPS; g++) {
-			v->group_seq[g] = r->group_seq[g];
-			v->group_end_ns[g] = r->group_end_ns[g];
-		}
-		for (int m = 0; m < md->nr_metrics; m++) {
-			v->valid[m] = v->have && (r->valid[m / 64] >> (m % 64) & 1);
-			v->value[m] = r->value[m];
-			/* an older module's record ends before composed: all exact */
-			v->composed[m] = REC_HAS(h->record_size, composed) &&
-					 (r->composed[m / 64] >> (m % 64) & 1);
-		}
-		v->have_events = true;
-		/* an older module's record ends before the slice counts */
-		v->have_slices = REC_HAS(h->record_size, slices_ns);
-		v->slices_ns = v->have_slices ? r->slices_ns : 0;
-		for (int e = 0; v->have_slices && e < md->nr_events; e++) {
-			v->slice[e] = r->event_slice_count[e];
-			v->slice_ns[e] = r->event_slice_ns[e];
-		}
-		for (int e = 0; e < md->nr_events; e++) {
-			v->count[e] = r->event_count[e];
-			v->ns[e] = r->event_ns[e];
-			v->listed[e] = r->event_count[e] || r->event_ns[e] ||
-				       (r->counted[e / 64] >> (e % 64) & 1);
-		}
+		record_view(t, r, h->record_size, v);
 	}
 	free(buf);
 	t->source = "snapshot";
 	return 1;
+}
+
+/*
+ * The module's sum of some CPUs (N3T_IOC_SUM on the device; a tree given
+ * with --sysfs carries each sum as a file sums/<cpu list>: a 32-bit count
+ * of the CPUs summed, 32 bits of zeros, then the record).
+ */
+void load_sum(const struct tree *t, const uint64_t *cpus, const char *cpu_list, struct view *v,
+	      int *nr_cpus)
+{
+	static struct n3t_snapshot_record r;
+	struct n3t_sum_request req = {
+		.cpus = (uintptr_t)cpus,
+		.nr_words = CPU_WORDS,
+		.record = (uintptr_t)&r,
+		.record_size = sizeof(r),
+	};
+	const char *label = v->label;
+	const struct model *md;
+	char path[4096];
+
+	memset(&r, 0, sizeof(r));
+	memset(v, 0, sizeof(*v));
+	v->label = label;
+	v->cpu = -1;
+	v->model = -1;
+	if (strcmp(t->root, DEFAULT_SYSFS)) {
+		size_t len;
+		char *buf;
+
+		snprintf(path, sizeof(path), "%s/sums/%s", t->root, cpu_list);
+		buf = slurp(path, &len);
+		if (!buf)
+			die("cannot read %s: %s", path, strerror(errno));
+		if (len != 8 + sizeof(r))
+			die("%s: %zu bytes, a sum is %zu", path, len, 8 + sizeof(r));
+		memcpy(&req.nr_cpus, buf, 4);
+		memcpy(&r, buf + 8, sizeof(r));
+		free(buf);
+	} else {
+		int fd = open(DEFAULT_DEVICE, O_RDONLY | O_CLOEXEC);
+
+		snprintf(path, sizeof(path), "%s", DEFAULT_DEVICE);
+		/*
+		 * the device's nr_words must not pass the kernel's CPUs: the
+		 * words past the highest CPU asked for are left out
+		 */
+		while (req.nr_words > 1 && !cpus[req.nr_words - 1])
+			req.nr_words--;
+		if (fd < 0)
+			die("cannot open %s: %s", path, strerror(errno));
+		if (ioctl(fd, N3T_IOC_SUM, &req)) {
+			int err = errno;
+
+			close(fd);
+			if (err == ENOTTY)
+				die("%s: this module gives no sums of CPUs (N3T_IOC_SUM): load a newer n3telemetry",
+				    path);
+			die("%s: sum of CPUs %s: %s", path, cpu_list, strerror(err));
+		}
+		close(fd);
+	}
+	*nr_cpus = req.nr_cpus;
+	if (r.model == ~0U)
+		return;
+	if (r.model >= (unsigned int)t->nr_models)
+		die("%s: the sum of CPUs %s has model %u, the snapshot describes %d", path, cpu_list,
+		    r.model, t->nr_models);
+	md = &t->model[r.model];
+	if ((int)r.nr_events != md->nr_events || (int)r.nr_metrics != md->nr_metrics)
+		die("%s: the sum of CPUs %s has %u events and %u metrics, its model %s has %d and %d",
+		    path, cpu_list, r.nr_events, r.nr_metrics, md->name, md->nr_events,
+		    md->nr_metrics);
+	v->model = r.model;
+	v->lost = r.lost_slices_total;
+	record_view(t, &r, sizeof(r), v);
 }

@@ -12,6 +12,12 @@
 void show(struct tree *t, enum source src, const char *cpus, const char *const *group,
 	  int nr_groups);
 /*
+ * n3tel show --by-cgroup into @t: the containers of the cgroup2 hierarchy
+ * at @cgroot (NULL: the mounted one), at most @max, and the shared pool
+ */
+void show_cgroups(struct tree *t, enum source src, const char *const *group, int nr_groups,
+		  const char *cgroot, long max);
+/*
  * n3tel diagnose into @t: Arm's topdown method walked on the latest values
  * of system/ (or the CPUs of --cpu @cpus), as @format (NULL or "text",
  * "json") on standard output (diagnose.c)

@@ -195,4 +195,42 @@ struct n3t_pause_lease {
 
 #define N3T_IOC_PAUSE		_IOW(0xb3, 0x01, struct n3t_pause_lease)
 
+/**
+ * struct n3t_sum_request - the argument of N3T_IOC_SUM
+ * @cpus: user address of an array of @nr_words 64-bit words, a CPU bitmap
+ *	as in struct n3t_pause_lease
+ * @nr_words: words at @cpus; 0 for every CPU
+ * @flags: 0
+ * @record: user address of a struct n3t_snapshot_record to fill
+ * @record_size: bytes at @record: the record is written up to
+ *	min(@record_size, sizeof(struct n3t_snapshot_record)), so a reader
+ *	built for an older layout gets the fields it knows
+ * @nr_cpus: written by the module: the CPUs whose latest intervals were
+ *	summed (those of the core type that collect)
+ * N3T_IOC_SUM on an open /dev/n3telemetry: the sum of those CPUs' latest
+ * intervals as one record, computed as system/ is (each set's counts
+ * added over the CPUs, the formulas evaluated on the sums: a ratio over
+ * those CPUs together, exact where the CPUs' values are), of the CPUs of
+ * one core type; @cpu is 0xffffffff.  The cumulative counts are summed
+ * over every CPU of the bitmap and type, online or not: event_count and
+ * event_ns saturate at 2^64 - 1, event_slice_count, event_slice_ns and
+ * slices_ns are modulo 2^64 (their differences between two sums stay
+ * exact).  With no CPU of a core type in the bitmap the record has model
+ * ~0 and no N3T_REC_VALID.  Data, like the snapshot: no capability beyond
+ * what opening the device took.  EINVAL for a CPU the kernel cannot have,
+ * an empty bitmap, CPUs of two core types, @flags, or a @record_size
+ * below offsetof(struct n3t_snapshot_record, event_count).
+ */
+struct n3t_sum_request {
+	__u64 cpus;
+	__u32 nr_words;
+	__u32 flags;
+	__u64 record;
+	__u32 record_size;
+	__u32 nr_cpus;
+};
+
+#define N3T_SUM_CPU		0xffffffffU	/* struct n3t_snapshot_record.cpu of a sum */
+#define N3T_IOC_SUM		_IOWR(0xb3, 0x02, struct n3t_sum_request)
+
 #endif /* _UAPI_LINUX_N3TELEMETRY_H */

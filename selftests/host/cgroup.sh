@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host tests of n3tel's containers (--by-cgroup) on a fixture tree
+# (mkfixture.py cgroup): a cgroup v2 hierarchy with a Kubernetes pod's
+# container on CPUs 2-3 (systemd driver), one on CPU 5 (cgroupfs driver), a
+# systemd unit on CPU 4, cgroups that share CPUs 0-1 and 7, one without
+# processes on 6, and the module's sums of CPUs (sums/<list>).  Which
+# cgroups are containers, their CPUs, ids and labels, the pools and every
+# value exported, against the series mkfixture.py wrote from its own
+# definitions (cgroup-expect*.prom, cgroup ids read with os.stat); the
+# limit; show; a container made and removed between two exports; each
+# error one line and a nonzero exit.
+# Prints ok / not ok lines.  usage: cgroup.sh BUILDDIR
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$top/build}/cgroup-host
+rm -rf "$out" && mkdir -p "$out"
+ok() { echo "ok $1"; }
+nok() { echo "not ok $1"; }
+t() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
+
+make -s -C "$top/tools/n3tel" n3tel > "$out/build.log" 2>&1
+t n3tel-builds test -x "$top/tools/n3tel/n3tel" || exit 0
+N3TEL=$top/tools/n3tel/n3tel
+ref=${N3T_ARM_TELEMETRY:-$top/../shared/reference/arm-telemetry}
+t arm-descriptions test -r "$ref/neoverse-n3.json" || exit 1
+fx=$out/fx
+cg=$fx/cgroup
+N3T_ARM_TELEMETRY=$ref python3 "$top/selftests/host/mkfixture.py" --cpus 8 "$fx" cgroup ||
+	{ nok fixture; exit 0; }
+
+# prom ARGS...: the containers' series of one export, sorted
+prom() {
+	"$N3TEL" --sysfs "$fx" export --format prometheus --by-cgroup --cgroup-root "$cg" \
+		--max-series 10000 "$@" > "$out/prom.all" 2> "$out/prom.err" || return 1
+	grep -E '^n3telemetry_cgroup' "$out/prom.all" | sort
+}
+# same NAME EXPECTED GOT: the files equal, else the difference shown
+same() {
+	if diff "$2" "$3" > "$out/$1.diff"; then
+		ok "$1"
+	else
+		head -6 "$out/$1.diff" "$out/prom.err" | sed 's/^/# /'
+		nok "$1"
+	fi
+}
+
+prom > "$out/by-cgroup.prom"
+same containers-exact "$fx/cgroup-expect.prom" "$out/by-cgroup.prom"
+# the host's own series are those of an export without --by-cgroup
+"$N3TEL" --sysfs "$fx" export --format prometheus --max-series 10000 > "$out/plain.prom"
+grep -v '^n3telemetry_cgroup\|^# [A-Z]* n3telemetry_cgroup' "$out/prom.all" > "$out/host.prom"
+same host-series-unchanged "$out/plain.prom" "$out/host.prom"
+prom --max-cgroups 1 > "$out/max1.prom"
+same limit-sums-the-rest "$fx/cgroup-expect-max1.prom" "$out/max1.prom"
+# --max-series counts the containers' series too
+t max-series-counts-containers bash -c "! '$N3TEL' --sysfs '$fx' export --format prometheus \
+	--by-cgroup --cgroup-root '$cg' --max-series \$(grep -cv '^#' '$out/prom.all' | \
+	awk '{print \$1 - 1}') > /dev/null 2>&1"
+
+# show: the titles, in order, and a value
+"$N3TEL" --sysfs "$fx" show --by-cgroup --cgroup-root "$cg" > "$out/show" 2> "$out/show.err"
+grep -E '^(cgroup |shared|other)' "$out/show" | sed 's/  interval.*//' > "$out/show.titles"
+h1=$(printf '3f%.0s' $(seq 32)) h2=$(printf 'a9%.0s' $(seq 32))
+cat > "$out/show.expect" <<EOT
+cgroup /kubepods.slice/kubepods-pod0f1e2d3c_4b5a_6978_8695_a4b3c2d1e0f9.slice/cri-containerd-$h1.scope  cpus 2-3  pod 0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9  container 3f3f3f3f3f3f  (1 of its CPUs counted)
+cgroup /kubepods/burstable/pod11223344-5566-7788-99aa-bbccddeeff00/$h2  cpus 5  pod 11223344-5566-7788-99aa-bbccddeeff00  container a9a9a9a9a9a9
+cgroup /system.slice/bench.service  cpus 4  unit bench.service
+shared  cpus 0-1,6-7
+EOT
+same show-titles "$out/show.expect" "$out/show.titles"
+# bench.service's backend_bound: the sum's value, printed with 2 decimals
+v=$(awk '/^cgroup \/system.slice\/bench.service/ {f = 1} f && $1 == "backend_bound" {print $2; exit}' \
+	"$out/show")
+want=$(awk '/cgroup="\/system.slice\/bench.service"/ && /^n3telemetry_cgroup_backend_bound_ratio/ {
+	printf "%.2f", $2 * 100 }' "$fx/cgroup-expect.prom")
+t show-value bash -c "[ -n '$v' ] && [ '$v' = '$want' ]"
+t show-composed-mark grep -q '^    frontend_bound *~3' "$out/show"
+
+# a container made on the idle CPU 6, then removed: in, then out
+mkdir -p "$cg/new.slice/job.service"
+echo 6 > "$cg/new.slice/job.service/cpuset.cpus.effective"
+echo 777 > "$cg/new.slice/job.service/cgroup.procs"
+id=$(stat -c %i "$cg/new.slice/job.service")
+prom > "$out/made.prom"
+t made-container-exported grep -q "^n3telemetry_cgroup_cpus{cgroup=\"/new.slice/job.service\",cgroup_id=\"$id\",unit=\"job.service\",model=\"neoverse-n3\"} 1\$" "$out/made.prom"
+t made-shared-shrinks grep -q '^n3telemetry_cgroup_cpus{cgroup="shared",model="neoverse-n3"} 3$' \
+	"$out/made.prom"
+rm -rf "$cg/new.slice"
+prom > "$out/removed.prom"
+same removed-container-gone "$fx/cgroup-expect.prom" "$out/removed.prom"
+# a cgroup whose processes left is no container: its CPU goes back to shared
+: > "$cg/system.slice/bench.service/cgroup.procs"
+prom > "$out/left.prom"
+t emptied-cgroup-not-container bash -c "! grep -q bench.service '$out/left.prom' &&
+	grep -q '^n3telemetry_cgroup_cpus{cgroup=\"shared\",model=\"neoverse-n3\"} 5\$' '$out/left.prom'"
+echo 4242 > "$cg/system.slice/bench.service/cgroup.procs"
+
+# errors: one line, nonzero
+err() {
+	local name=$1; shift
+	if "$N3TEL" --sysfs "$fx" "$@" > "$out/err.out" 2> "$out/err.txt"; then
+		nok "$name (exit 0)"
+	elif [ "$(wc -l < "$out/err.txt")" -ne 1 ] || ! grep -q -- "$ERR" "$out/err.txt"; then
+		sed 's/^/# /' "$out/err.txt"
+		nok "$name"
+	else
+		ok "$name"
+	fi
+}
+ERR='not a cgroup v2 hierarchy' err no-hierarchy show --by-cgroup --cgroup-root "$out/none"
+ERR='--text does not apply' err text-source --text show --by-cgroup --cgroup-root "$cg"
+ERR='applies with --by-cgroup only' err max-without-by-cgroup show --max-cgroups 3
+ERR='applies with --by-cgroup only' err root-without-by-cgroup export --format prometheus \
+	--cgroup-root "$cg"
+ERR='--cpu does not apply' err cpu-with-by-cgroup show --by-cgroup --cpu 1
+ERR='--format prometheus' err json-by-cgroup export --format json --by-cgroup
+ERR='does not apply to' err stat-by-cgroup stat --by-cgroup -- true
+ERR='whole number' err bad-max show --by-cgroup --max-cgroups -1 --cgroup-root "$cg"
+rm "$fx/sums/5"
+ERR='cannot read .*sums/5' err sum-missing show --by-cgroup --cgroup-root "$cg"
+exit 0
