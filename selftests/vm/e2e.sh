@@ -521,6 +521,52 @@ grep -A3 '^not ok' "$out/exact.txt" || true
 grep -qE '^(ok|not ok) exact/[0-9]+-rules-equal-the-formulas$' "$out/exact.txt" ||
 	{ tail -5 "$out/exact.txt"; record FAIL exact/the-check-ran-to-its-end; }
 
+step "a container with a CPU of its own while node_exporter scrapes: its series come, exact, and go"
+# the host's slices kept off CPU 1, a unit with CPU 1 alone (systemd's
+# AllowedCPUs=: cgroup v2 cpusets); the textfile with --by-cgroup
+gs bash -s > "$out/container.log" 2>&1 <<'EOF'
+mkdir -p /etc/systemd/system/n3tel-textfile.service.d
+cat > /etc/systemd/system/n3tel-textfile.service.d/cgroup.conf <<'CONF'
+# e2e test: the containers' series too
+[Service]
+ExecStart=
+ExecStart=/usr/bin/n3tel textfile --dir /var/lib/prometheus/node-exporter --every 15 --by-cgroup
+CONF
+systemctl daemon-reload
+systemctl restart n3tel-textfile
+for u in init.scope system.slice user.slice; do systemctl set-property --runtime $u AllowedCPUs=0; done
+systemd-run --unit=n3t-ctr --slice=n3tctr.slice -p AllowedCPUs=1 sleep 100000
+sleep 1
+cat /sys/fs/cgroup/n3tctr.slice/n3t-ctr.service/cpuset.cpus.effective
+EOF
+CTR='unit="n3t-ctr.service"'
+inject_start
+t container-comes chk wait "n3telemetry_cgroup_cpus{$CTR}" eq 1 120 ||
+	{ sed 's/^/   /' "$out/container.log"; tf | grep cgroup | head -5; }
+t container-shared-pool chk wait 'n3telemetry_cgroup_cpus{cgroup="shared"}' eq 1 60
+# two more files: every value of an interval of whole injections
+sleep 35
+chk cgroup "$spec" "$out/cores/neoverse-n3.vec" "$CTR" > "$out/container.txt" || true
+while read -r ok name; do
+	case $ok in ok) record PASS "$name" ;; not) record FAIL "${name#ok }" ;; esac
+done < <(grep -E '^(ok|not ok) ' "$out/container.txt")
+grep -A2 '^not ok' "$out/container.txt" || true
+t container-check-ran test "$(grep -cE '^(ok|not ok) cgroup/' "$out/container.txt")" = 4
+# keyed by its cgroup id (node_exporter sorts the labels, pads missing ones)
+t container-id-label chk wait "count(n3telemetry_cgroup_cpus{cgroup=\"/n3tctr.slice/n3t-ctr.service\", cgroup_id=~\"[1-9][0-9]*\", $CTR, model=\"neoverse-n3\"})" eq 1 30
+gs systemctl stop n3t-ctr
+t container-goes-from-textfile wait_tf '$1 ~ /^n3telemetry_cgroup_cpus\{cgroup="shared"/ && $2 == 2' 60
+no_ctr_series() { ! tf | grep -q n3t-ctr; }
+t container-no-series-left no_ctr_series
+t container-goes-from-prometheus chk wait "count(n3telemetry_cgroup_cpus{$CTR}) or vector(0)" eq 0 60
+inject_stop
+gs bash -s >> "$out/container.log" 2>&1 <<'EOF'
+for u in init.scope system.slice user.slice; do systemctl set-property --runtime $u AllowedCPUs=; done
+rm /etc/systemd/system/n3tel-textfile.service.d/cgroup.conf
+systemctl daemon-reload
+systemctl restart n3tel-textfile
+EOF
+
 step "all groups (re-packed in sets), per-CPU series: every rule and every dashboard panel"
 gs bash -s > "$out/all.log" 2>&1 <<'EOF'
 echo all > /sys/kernel/n3telemetry/groups

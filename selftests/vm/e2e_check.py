@@ -14,6 +14,10 @@ usage: e2e_check.py URL COMMAND ...
                                VECTOR (NAME=count ...); no other n3telemetry
                                rule may have a value
   rules SPEC                   every rule of the description has a finite value
+  cgroup SPEC VECTOR SELECTOR  the level-1 metrics of the container the
+                               selector names (n3telemetry_cgroup_* families)
+                               against Arm's formula on VECTOR, exact to the
+                               module's fixed point (1e-6 of the unit)
   dashboard JSON               every panel has a unit, and every query of every
                                panel (variables: every instance and model,
                                topn 10) parses and returns a finite value
@@ -34,6 +38,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), '../../tools/promethe
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '../../tools/models'))
 from formulas import oracle  # noqa: E402  (the one formula parser's exact oracle)
 from gen_rules import load, record_name  # noqa: E402
+from gen_rules import value_series as value_series_of  # noqa: E402
 
 # The rules divide each event's count by its own counted time, and the
 # module adds to that time each counter's perf time_running between two of
@@ -273,6 +278,29 @@ def cmd_rules(url, spec):
     return result(f'rules/every-rule-of-{model}-has-a-value ({n} series)', ok)
 
 
+def cmd_cgroup(url, spec, vector, selector):
+    """The container's CPUs counted whole injections of VECTOR in each
+    interval (one set: every event in every slice), so its level-1 values
+    are the formula on VECTOR, truncated to the module's fixed point."""
+    model, slots, metrics, raw = metrics_of(spec)
+    counts = {k: Fraction(int(v)) for k, v in
+              (kv.split('=') for kv in open(vector).read().split())}
+    l1 = json.load(open(spec))['groups']['metrics']['Topdown_L1']['metrics']
+    ok = True
+    for name in l1:
+        unit = raw[name]['units']
+        fam = value_series_of(name, unit).replace('n3telemetry_', 'n3telemetry_cgroup_', 1)
+        got = query(url, f'{fam}{{{selector}, model="{model}"}}')
+        want = expected(raw, name, counts)
+        # the module's value: millionths of the unit, truncated toward zero
+        tol = 1e-8 if unit.startswith('percent') else 1e-6
+        if len(got) != 1 or want is None or abs(got[0][1] - float(want)) > tol * 1.01:
+            ok = result(f'cgroup/{name}', False, f'{fam}: {got}, want {float(want or 0)}')
+        else:
+            result(f'cgroup/{name}', True)
+    return ok
+
+
 def panel_exprs(dash):
     for p in dash['panels']:
         for sub in [p] + p.get('panels', []):
@@ -321,7 +349,8 @@ def main():
         for m, v in query(url, args[0]):
             print(v)
         return 0
-    fn = {'exact': cmd_exact, 'rules': cmd_rules, 'dashboard': cmd_dashboard}[cmd]
+    fn = {'exact': cmd_exact, 'rules': cmd_rules, 'dashboard': cmd_dashboard,
+          'cgroup': cmd_cgroup}[cmd]
     return 0 if fn(url, *args) else 1
 
 
