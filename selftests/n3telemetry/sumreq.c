@@ -19,7 +19,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+/* installed, or this source tree's (make -C selftests/n3telemetry) */
+#if __has_include(<linux/n3telemetry.h>)
 #include <linux/n3telemetry.h>
+#else
+#include "../../uapi/linux/n3telemetry.h"
+#endif
 
 static const char *errname(int e)
 {
