@@ -19,11 +19,36 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-/* installed, or this source tree's (make -C selftests/n3telemetry) */
+/*
+ * The uapi header: installed, or this source tree's (make -C
+ * selftests/n3telemetry, selftests/vm/guest-progs.sh); copied into a
+ * kernel tree's selftests (the kernel's lib.mk) this directory has neither,
+ * and uses the ABI as released: a record's fixed part and its size then
+ */
 #if __has_include(<linux/n3telemetry.h>)
 #include <linux/n3telemetry.h>
-#else
+#elif __has_include("../../uapi/linux/n3telemetry.h")
 #include "../../uapi/linux/n3telemetry.h"
+#else
+#include <linux/ioctl.h>
+#include <linux/types.h>
+#define N3T_REC_VALID	0x1U
+struct n3t_snapshot_record {
+	__u32 cpu, flags;
+	__u64 seq, end_ns, interval_ns;
+	__u32 nr_sets, lost_slices, model, nr_events, nr_metrics, reserved;
+	__u64 valid[2], counted[2];
+	__s64 value[96];
+	__u64 event_count[96];
+	__u64 rest[(4472 - 856 - 768) / 8];
+};
+struct n3t_sum_request {
+	__u64 cpus;
+	__u32 nr_words, flags;
+	__u64 record;
+	__u32 record_size, nr_cpus;
+};
+#define N3T_IOC_SUM	_IOWR(0xb3, 0x02, struct n3t_sum_request)
 #endif
 
 static const char *errname(int e)
