@@ -6,7 +6,7 @@
  * intact|overwritten" (the byte after record_size) or "ERR <errno name>".
  *
  * usage: sumreq [-w WORDS] [-f FLAGS] [-s RECORD_SIZE] [-m] [-n] [-b] HEXWORD
- *   -w: nr_words (default 1; the word is repeated), -f: flags, -s: record
+ *   -w: nr_words (default 1; the others are zero), -f: flags, -s: record
  *   size (default the whole record), -m: the record's fixed part only (up
  *   to event_count), -n: a NULL record, -b: a bad bitmap address
  */
@@ -89,8 +89,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	word = strtoull(argv[optind], NULL, 16);
-	for (unsigned int i = 0; i < nr_words; i++)
-		words[i] = word;
+	memset(words, 0, sizeof(words));
+	words[0] = word;
 	memset(buf, 0xa5, sizeof(buf));
 	req.cpus = bad_cpus ? 8 : (uintptr_t)words;
 	req.nr_words = nr_words;

@@ -21,6 +21,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,13 +291,26 @@ static int cmp_found(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* printf at the end of the string in @buf of @size bytes, cut to fit */
+static void __attribute__((format(printf, 3, 4))) append(char *buf, size_t size,
+							 const char *fmt, ...)
+{
+	size_t len = strnlen(buf, size);
+	va_list ap;
+
+	if (len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
 /* a container or pool of CPUs @cpus, with its sum */
 static void add(struct tree *t, struct cgroups *out, const char *path, uint64_t id,
 		const uint64_t *cpus)
 {
 	struct cgroup *c = &out->cg[out->nr++];
 	int model = -1, summed;
-	size_t len;
 
 	memset(c, 0, sizeof(*c));
 	c->id = id;
@@ -306,15 +320,14 @@ static void add(struct tree *t, struct cgroups *out, const char *path, uint64_t 
 	fmt_cpus(cpus, c->cpu_list, sizeof(c->cpu_list));
 	if (id)
 		parse_labels(c);
-	len = snprintf(c->title, sizeof(c->title), "%s%s  cpus %s", id ? "cgroup " : "", path,
-		       c->cpu_list);
+	append(c->title, sizeof(c->title), "%s%s  cpus %s", id ? "cgroup " : "", path,
+	       c->cpu_list);
 	if (c->pod[0])
-		len += snprintf(c->title + len, sizeof(c->title) - len, "  pod %s", c->pod);
+		append(c->title, sizeof(c->title), "  pod %s", c->pod);
 	if (c->container[0])
-		len += snprintf(c->title + len, sizeof(c->title) - len, "  container %.12s",
-				c->container);
+		append(c->title, sizeof(c->title), "  container %.12s", c->container);
 	if (c->unit[0])
-		snprintf(c->title + len, sizeof(c->title) - len, "  unit %s", c->unit);
+		append(c->title, sizeof(c->title), "  unit %s", c->unit);
 	c->v.label = c->title;
 	c->v.cpu = -1;
 	c->v.model = -1;
@@ -335,11 +348,8 @@ static void add(struct tree *t, struct cgroups *out, const char *path, uint64_t 
 	}
 	load_sum(t, cpus, c->cpu_list, &c->v, &summed);
 	c->nr_counted = summed;
-	if (summed < c->nr_cpus) {
-		len = strlen(c->title);
-		snprintf(c->title + len, sizeof(c->title) - len, "  (%d of its CPUs counted)",
-			 summed);
-	}
+	if (summed < c->nr_cpus)
+		append(c->title, sizeof(c->title), "  (%d of its CPUs counted)", summed);
 }
 
 void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *out)
@@ -401,7 +411,7 @@ void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 	}
 	free(users);
 	qsort(w.f, nr_excl, sizeof(*w.f), cmp_found);
-	out->cg = calloc(nr_excl + 2, sizeof(*out->cg));
+	out->cg = calloc((nr_excl < max ? nr_excl : max) + 2, sizeof(*out->cg));
 	if (!out->cg)
 		die("out of memory");
 	for (int k = 0; k < nr_excl; k++) {
@@ -420,8 +430,9 @@ void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 
 		add(t, out, "other", 0, rest);
 		o->nr_summed = nr_rest;
-		snprintf(o->title, sizeof(o->title), "other (%d containers past --max-cgroups)  cpus %s",
-			 nr_rest, o->cpu_list);
+		o->title[0] = 0;
+		append(o->title, sizeof(o->title), "other (%d containers past --max-cgroups)  cpus %s",
+		       nr_rest, o->cpu_list);
 	}
 	for (int x = 0; x < CPU_WORDS; x++)
 		rest[x] = online[x] & ~mine[x];

@@ -30,7 +30,7 @@ struct cgroup {
 	int nr_summed;			/* containers in the "other" pool */
 	int nr_counted;			/* CPUs whose latest intervals are in the sum */
 	uint64_t cpus[CPU_WORDS];
-	char cpu_list[256];		/* the CPUs as a list, 0-3,8 */
+	char cpu_list[4 * MAX_CPUS + 16];	/* the CPUs as a list, 0-3,8 (any MAX_CPUS fit) */
 	const char *why;		/* why it has no values, NULL if it has */
 	char title[800];		/* for people: the path, CPUs and labels (show) */
 	struct view v;			/* the sum; v.model -1: none */

@@ -243,6 +243,13 @@ int main(int argc, char **argv)
 		    "--cgroup-root");
 	if (sel.by_cgroup && (given & O_CPU))
 		die("--by-cgroup shows containers, not CPUs: --cpu does not apply");
+	/*
+	 * the containers' series come on top of the host's: without
+	 * --max-series, room for the default's (level 1: at most 6 metrics,
+	 * and the two CPU counts) of every container and the two pools
+	 */
+	if (sel.by_cgroup && !(given & O_MAX))
+		max_series = MAX_SERIES + (sel.max_cgroups + 2) * 8 + 1;
 	if (sel.by_cgroup && src == SRC_TEXT)
 		die("--by-cgroup reads the module's sums of CPUs from the snapshot device: --text does not apply");
 
