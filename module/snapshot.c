@@ -312,6 +312,8 @@ static long n3t_snap_sum(struct n3t_sum_request __user *ureq)
 	struct n3t_view *v = NULL;
 	cpumask_var_t cpus;
 	unsigned int c, e;
+	loff_t pos = 0;
+	size_t size;
 	int ret;
 
 	if (copy_from_user(&req, ureq, sizeof(req)))
@@ -353,8 +355,14 @@ static long n3t_snap_sum(struct n3t_sum_request __user *ureq)
 		ret = -ENOMEM;
 	}
 	mutex_unlock(&n3t_cfg.lock);
-	if (!ret && (copy_to_user(u64_to_user_ptr(req.record), r,
-				  min_t(size_t, req.record_size, sizeof(*r))) ||
+	/*
+	 * Out of line: copy_to_user() of a size not known at build time
+	 * leaves a site of hardened usercopy's static key in the module
+	 * (7.x), whose patching at load IPIs every CPU (key-sites.sh).
+	 */
+	size = min_t(size_t, req.record_size, sizeof(*r));
+	if (!ret && (simple_read_from_buffer(u64_to_user_ptr(req.record), size,
+					     &pos, r, size) != (ssize_t)size ||
 		     put_user(req.nr_cpus, &ureq->nr_cpus)))
 		ret = -EFAULT;
 out:
