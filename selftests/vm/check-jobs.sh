@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check's jobs besides each lane's own work: the plans and the race
+# make check's jobs besides each lane's own work: the plans, sweep and race
 # kselftests on the 6.12 debug kernel, QEMU's own PMU, isolated CPUs, MIDR
-# detection, the KCSAN kernel, Debian 12's 6.1 kernel (a KVM host too),
-# make bench --smoke.  check.sh's two lanes (the foreground, once the 6.12
+# detection, the KCSAN kernel, Debian 12's 6.1 kernel (a KVM host too).
+# check.sh's two lanes (the foreground, once the 6.12
 # VM is done; the background, once the end-to-end test and the matrix are,
 # and the foreground has made the initramfs) both run this: each takes the
 # jobs nobody has taken yet, in order (a mkdir claims one; CHECK_JOBS, in
@@ -24,13 +24,22 @@ export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 # the debug kernel check.sh built (cached: no build here)
 kdir=$("$vmdir/build-kernel.sh" | tail -1)
 
-# the plans boot: every table's plans and capacities, the selections,
-# injected failures; its kmemleak scan is judged too (faults.sh)
+# the plans boot: every table's plans and capacities, a load and unload
+# each; its kmemleak scan is judged too
 job_plans_6_12() {
 	step "plans kselftests on the 6.12 debug kernel: ${PLANS_TESTS//.sh/}"
 	kt=$(date +%s)
 	VM_RESULTS_ARGS=--kmemleak vm_run 6.12-plans "n3t.mode=check n3t.only=${PLANS_TESTS// /,}" 2700
 	echo "   VM run: $(( $(date +%s) - kt ))s, console log: $out/console-6.12-plans.log"
+}
+
+# the sweep boot: the selections at every capacity, injected failures; its
+# kmemleak scan is judged too (faults.sh)
+job_sweep_6_12() {
+	step "sweep kselftests on the 6.12 debug kernel: ${SWEEP_TESTS//.sh/}"
+	kt=$(date +%s)
+	VM_RESULTS_ARGS=--kmemleak vm_run 6.12-sweep "n3t.mode=check n3t.only=${SWEEP_TESTS// /,}" 2700
+	echo "   VM run: $(( $(date +%s) - kt ))s, console log: $out/console-6.12-sweep.log"
 }
 
 # the race boot: race's 100 hotplug cycles (the least it accepts; 150 by
@@ -204,16 +213,6 @@ job_distro_6_1() {
 	else
 		cat "$log"
 		record FAIL build-6.1-distro
-	fi
-}
-
-job_bench_smoke() {
-	step "make bench --smoke: the cost harness yields a complete table (no timing targets)"
-	if "$top/selftests/bench/bench.sh" --smoke > "$out/bench-smoke.log" 2>&1; then
-		record PASS bench-smoke
-	else
-		tail -30 "$out/bench-smoke.log"
-		record FAIL bench-smoke
 	fi
 }
 
