@@ -159,7 +159,7 @@ job_kcsan() {
 }
 
 job_distro_6_1() {
-	step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug, stepping aside, leases; QEMU's PMU shared with a KVM guest"
+	step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug, stepping aside, leases; QEMU's PMU shared with other perf users and a KVM guest"
 	ddir=$("$vmdir/distro-kernel.sh" | tail -1)
 	m61=$out/6.1
 	log=$out/build-6.1.log
@@ -181,6 +181,19 @@ job_distro_6_1() {
 		fi
 		python3 "$vmdir/results.py" --tag 6.1 "$dlog" >> "$results" || true
 		grep -E '^(PASS|FAIL) 6\.1/' "$results"
+		# other perf users beside the module on QEMU's own PMU, on the
+		# distro kernel: before 6.2 a task has one context for every
+		# hardware PMU (realpmu-6.12 runs the newer model)
+		rlog=$out/console-6.1-realpmu.log
+		if qemu "$ddir/vmlinuz" "$out/initramfs-6.1.cpio.gz" "n3t.mode=realpmu" "$rlog" "$(vm_limit 300)" \
+			-icount shift=0 && grep -q N3T-DONE "$rlog"; then
+			record PASS vm-6.1-realpmu-poweroff
+		else
+			tail -30 "$rlog"
+			record FAIL vm-6.1-realpmu-poweroff
+		fi
+		python3 "$vmdir/results.py" --tag 6.1-realpmu "$rlog" >> "$results" || true
+		grep -E '^(PASS|FAIL) 6\.1-realpmu/' "$results"
 		# a KVM guest's PMU beside the module: QEMU emulates EL2 (GICv3 for the
 		# in-kernel vGICv3), Debian's kernel runs KVM; -icount so that the
 		# guest's INST_RETIRED counts; the test must run, not skip.  The guests:
