@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Development: build the modules and boot the test VM for a few kselftests.
-#   selftests/vm/quick.sh [--6.1|--kcsan] [--mode MODE] [--append ARGS] [--icount] [--virt] TEST.sh...
+#   selftests/vm/quick.sh [--6.1|--kcsan] [--mode MODE] [--append ARGS] [--icount] [--virt] [--single] TEST.sh...
 # --kcsan: the KCSAN 6.12 kernel (kernel-kcsan.config; built if not cached)
 # --virt: QEMU emulates EL2 (-M virtualization=on, GICv3), the kernel has KVM
+# --single: one TCG thread for all vCPUs (-accel tcg,thread=single)
 # Uses the kernels make check caches (run make check once first); output in
 # build/quick/.  Prints the KSFT lines and any kernel splat.
 set -euo pipefail
@@ -19,6 +20,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift 2 ;;
 	--icount) qargs+=(-icount shift=0); shift ;;
 	--virt) qargs+=(-M virtualization=on,gic-version=3); shift ;;
+	--single) qargs+=(-accel tcg,thread=single); shift ;;
 	*) break ;;
 	esac
 done
@@ -66,10 +68,12 @@ python3 "$vmdir/midr-map.py" "$top/module" "$kdir" > "$top/build/midr-map.tmp" &
 "$vmdir/mkinitramfs.sh" "$m" "$out/initramfs-$kern.cpio.gz"
 only=$(echo "$*" | tr ' ' ,)
 log=$out/console-$kern.log
-timeout --foreground 1200 qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp "${VM_SMP:-4}" -m 2G \
+/usr/bin/time -f "qemu: %e s wall, %U s user, %S s system" -o "$log.time" \
+	timeout --foreground 1200 qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp "${VM_SMP:-4}" -m 2G \
 	-nographic -no-reboot -nic none -kernel "$image" -initrd "$out/initramfs-$kern.cpio.gz" \
 	-append "console=ttyAMA0 loglevel=4 panic=-1 n3t.mode=$mode ${only:+n3t.only=$only} $append" \
 	"${qargs[@]}" < /dev/null > "$log" 2>&1 || true
 grep -E '^KSFT' "$log" || tail -40 "$log"
+cat "$log.time"
 grep -E 'BUG:|WARNING:|KASAN|lockdep|circular|Oops|Call trace' "$log" | head -20 || true
 [ $kern != 6.12-kcsan ] || python3 "$vmdir/kcsan-reports.py" "$log" || true
