@@ -119,4 +119,34 @@ ERR='does not apply to' err stat-by-cgroup stat --by-cgroup -- true
 ERR='whole number' err bad-max show --by-cgroup --max-cgroups -1 --cgroup-root "$cg"
 rm "$fx/sums/5"
 ERR='cannot read .*sums/5' err sum-missing show --by-cgroup --cgroup-root "$cg"
+
+# containers that cannot be read (a sum missing, as from a module without
+# N3T_IOC_SUM; no hierarchy): the host's series still written, the error
+# gauge 1, no container series, one line on stderr, exit 1 after writing
+# degraded NAME WHY ARGS...: export ARGS...
+degraded() {
+	local name=$1 why=$2 rc=0
+	shift 2
+	"$N3TEL" --sysfs "$fx" export --format prometheus --by-cgroup --max-series 10000 "$@" \
+		> "$out/$name.prom" 2> "$out/$name.err" || rc=$?
+	t "$name-exits-1" test $rc = 1
+	t "$name-one-line" bash -c "[ \$(wc -l < '$out/$name.err') = 1 ] &&
+		grep -q -- '$why' '$out/$name.err'"
+	grep -v '^n3telemetry_cgroups_error\|^# [A-Z]* n3telemetry_cgroups_error' "$out/$name.prom" \
+		> "$out/$name.host"
+	same "$name-host-series-kept" "$out/plain.prom" "$out/$name.host"
+	t "$name-error-gauge" grep -qx 'n3telemetry_cgroups_error 1' "$out/$name.prom"
+}
+degraded sum-missing-export 'cannot read .*sums/5' --cgroup-root "$cg"
+degraded no-hierarchy-export 'not a cgroup v2 hierarchy' --cgroup-root "$out/none"
+# the textfile, once: the same file, exit 1; node_exporter's n3telemetry_up 1
+mkdir -p "$out/tf"
+rc=0
+"$N3TEL" --sysfs "$fx" textfile --dir "$out/tf" --by-cgroup --max-series 10000 \
+	--cgroup-root "$cg" 2> "$out/tf.err" || rc=$?
+t textfile-sum-missing-exits-1 test $rc = 1
+t textfile-sum-missing-host-series bash -c "grep -qx 'n3telemetry_up 1' '$out/tf/n3telemetry.prom' &&
+	grep -qx 'n3telemetry_cgroups_error 1' '$out/tf/n3telemetry.prom' &&
+	! grep -q '^n3telemetry_cgroup_' '$out/tf/n3telemetry.prom' &&
+	[ \$(grep -cv '^#' '$out/tf/n3telemetry.prom') = \$(( \$(grep -cv '^#' '$out/plain.prom') + 1 )) ]"
 exit 0

@@ -486,6 +486,7 @@ def cgroup_tree():
                 out.append(f'{fam}{{{lab}' + (',composed="1"' if c else '') + f'}} {txt}')
         past = 2 if expect is CG_EXPECT_MAX1 else 0
         out.append(f'n3telemetry_cgroups_past_limit {past}')
+        out.append('n3telemetry_cgroups_error 0')
         put(name, '\n'.join(sorted(out)) + '\n')
 
 

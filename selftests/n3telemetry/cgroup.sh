@@ -128,6 +128,7 @@ check pod-labels grep -qx "n3telemetry_cgroup_cpus{cgroup=\"/$CTR\",cgroup_id=\"
 check shared-pool grep -qx 'n3telemetry_cgroup_cpus{cgroup="shared",model="neoverse-n3"} 2' /tmp/cg.prom
 check unit-backend-bound-number grep -Eq "^n3telemetry_cgroup_backend_bound_ratio\\{cgroup=\"/system.slice/bench.service\",.*\\} 0\\.[0-9]{8}\$" /tmp/cg.prom
 check level-1-only-by-default sh -c "! grep -q '^n3telemetry_cgroup_ipc' /tmp/cg.prom"
+check cgroups-read grep -qx "n3telemetry_cgroups_error 0" /tmp/cg.prom
 check host-series-still-there grep -qx 'n3telemetry_up 1' /tmp/cg.prom
 
 # one container on two CPUs: the sum of both, neither alone

@@ -32,6 +32,18 @@
 
 #define MAX_DEPTH	32
 
+/* the first error of a reading, in @out->error; what went on is dropped */
+static void __attribute__((format(printf, 2, 3))) fail(struct cgroups *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (out->error[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out->error, sizeof(out->error), fmt, ap);
+	va_end(ap);
+}
+
 static void set_cpu(uint64_t *m, int c)
 {
 	m[c / 64] |= 1ULL << (c % 64);
@@ -103,13 +115,15 @@ static int count_cpus(const uint64_t *m)
 	return n;
 }
 
-/* where cgroup2 is mounted (/proc/self/mountinfo), into @buf */
-static void cgroup2_mount(char *buf, size_t n)
+/* where cgroup2 is mounted (/proc/self/mountinfo), into @buf; false if nowhere */
+static bool cgroup2_mount(char *buf, size_t n, struct cgroups *out)
 {
 	char *text = slurp("/proc/self/mountinfo", NULL), *p = text, *line;
 
-	if (!text)
-		die("cannot read /proc/self/mountinfo: %s", strerror(errno));
+	if (!text) {
+		fail(out, "cannot read /proc/self/mountinfo: %s", strerror(errno));
+		return false;
+	}
 	while ((line = next_line(&p))) {
 		char *sep = strstr(line, " - "), *f[5], *save = NULL;
 		int k = 0;
@@ -136,10 +150,11 @@ static void cgroup2_mount(char *buf, size_t n)
 		}
 		buf[o] = 0;
 		free(text);
-		return;
+		return true;
 	}
 	free(text);
-	die("no cgroup v2 hierarchy is mounted (see /proc/self/mountinfo): --by-cgroup reads cgroup v2 only");
+	fail(out, "no cgroup v2 hierarchy is mounted (see /proc/self/mountinfo): --by-cgroup reads cgroup v2 only");
+	return false;
 }
 
 /* a cgroup with processes, and the CPUs it may run on */
@@ -153,6 +168,7 @@ struct walk {
 	const char *root;
 	struct found *f;
 	int nr, cap;
+	struct cgroups *out;		/* its error ends the walk */
 };
 
 /* whether the cgroup at @dir has processes of its own; a gone one has none */
@@ -182,11 +198,11 @@ static void walk(struct walk *w, const char *rel, const uint64_t *parent, int de
 	snprintf(dir, sizeof(dir), "%s%s", w->root, rel);
 	dp = opendir(dir);
 	if (!dp) {
-		if (errno == ENOENT)
-			return;		/* removed meanwhile */
-		die("cannot read %s: %s", dir, strerror(errno));
+		if (errno != ENOENT)	/* else removed meanwhile */
+			fail(w->out, "cannot read %s: %s", dir, strerror(errno));
+		return;
 	}
-	while ((d = readdir(dp))) {
+	while (!w->out->error[0] && (d = readdir(dp))) {
 		char child[4096], file[4200], *eff;
 		uint64_t cpus[CPU_WORDS];
 		struct stat st;
@@ -311,6 +327,7 @@ static void add(struct tree *t, struct cgroups *out, const char *path, uint64_t 
 {
 	struct cgroup *c = &out->cg[out->nr++];
 	int model = -1, summed;
+	char err[DIE_MSG_LEN];
 
 	memset(c, 0, sizeof(*c));
 	c->id = id;
@@ -346,13 +363,16 @@ static void add(struct tree *t, struct cgroups *out, const char *path, uint64_t 
 		c->why = "no telemetry tables for its CPUs";
 		return;
 	}
-	load_sum(t, cpus, c->cpu_list, &c->v, &summed);
+	if (!load_sum(t, cpus, c->cpu_list, &c->v, &summed, err, sizeof(err))) {
+		fail(out, "%s", err);
+		return;
+	}
 	c->nr_counted = summed;
 	if (summed < c->nr_cpus)
 		append(c->title, sizeof(c->title), "  (%d of its CPUs counted)", summed);
 }
 
-void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *out)
+bool find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *out)
 {
 	uint64_t online[CPU_WORDS] = { 0 }, mine[CPU_WORDS] = { 0 }, rest[CPU_WORDS] = { 0 };
 	uint64_t all[CPU_WORDS];
@@ -362,8 +382,10 @@ void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 	char file[4200], *eff;
 	int nr_excl = 0, nr_rest = 0;
 
+	memset(out, 0, sizeof(*out));
 	if (!cgroot) {
-		cgroup2_mount(mount, sizeof(mount));
+		if (!cgroup2_mount(mount, sizeof(mount), out))
+			return false;
 		cgroot = mount;
 	}
 	out->root = cgroot;
@@ -372,9 +394,11 @@ void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 			set_cpu(online, t->v[i].cpu);
 	snprintf(file, sizeof(file), "%s/cgroup.controllers", cgroot);
 	eff = slurp(file, NULL);
-	if (!eff)
-		die("%s is not a cgroup v2 hierarchy (no cgroup.controllers: %s)", cgroot,
-		    strerror(errno));
+	if (!eff) {
+		fail(out, "%s is not a cgroup v2 hierarchy (no cgroup.controllers: %s)", cgroot,
+		     strerror(errno));
+		return false;
+	}
 	free(eff);
 	/* no cpuset controller: every cgroup may run everywhere */
 	snprintf(file, sizeof(file), "%s/cpuset.cpus.effective", cgroot);
@@ -383,7 +407,12 @@ void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 		memcpy(all, online, sizeof(all));
 	free(eff);
 	w.root = cgroot;
+	w.out = out;
 	walk(&w, "", all, 0);
+	if (out->error[0]) {
+		free(w.f);
+		return false;
+	}
 
 	/* how many cgroups with processes may run on each CPU */
 	users = calloc(MAX_CPUS, sizeof(*users));
@@ -439,6 +468,11 @@ void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 	if (count_cpus(rest))
 		add(t, out, "shared", 0, rest);
 	free(w.f);
+	if (out->error[0]) {
+		free_cgroups(out);
+		return false;
+	}
+	return true;
 }
 
 void free_cgroups(struct cgroups *c)

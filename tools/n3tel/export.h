@@ -40,7 +40,7 @@ void export_csv(const struct tree *t, const struct selection *sel);
 
 /* prometheus.c */
 char *prom_text(struct tree *t, enum source src, const struct selection *sel,
-		long max, size_t *len, bool *too_many);
+		long max, size_t *len, bool *too_many, bool *cgroup_failed);
 
 /* textfile.c */
 int textfile(const char *root, enum source src, const char *dir,

@@ -246,10 +246,11 @@ int main(int argc, char **argv)
 	/*
 	 * the containers' series come on top of the host's: without
 	 * --max-series, room for the default's (level 1: at most 6 metrics,
-	 * and the two CPU counts) of every container and the two pools
+	 * and the two CPU counts) of every container and the two pools, the
+	 * count past the limit and the error gauge
 	 */
 	if (sel.by_cgroup && !(given & O_MAX))
-		max_series = MAX_SERIES + (sel.max_cgroups + 2) * 8 + 1;
+		max_series = MAX_SERIES + (sel.max_cgroups + 2) * 8 + 2;
 	if (sel.by_cgroup && src == SRC_TEXT)
 		die("--by-cgroup reads the module's sums of CPUs from the snapshot device: --text does not apply");
 
@@ -275,12 +276,17 @@ int main(int argc, char **argv)
 		if (sel.by_cgroup && strcmp(format, "prometheus"))
 			die("--by-cgroup applies to --format prometheus (and show, textfile) only");
 		if (!strcmp(format, "prometheus")) {
-			bool too_many = false;
+			bool too_many = false, cg_failed = false;
 			size_t len;
-			char *text = prom_text(&t, src, &sel, max_series, &len, &too_many);
+			char *text = prom_text(&t, src, &sel, max_series, &len, &too_many, &cg_failed);
 
 			fwrite(text, 1, len, stdout);
 			free(text);
+			/* the host's series written, the containers' error said */
+			if (cg_failed) {
+				free_tree(&t);
+				return 1;
+			}
 		} else {
 			sel.every_metric = true;
 			load(&t, src, export_loads(&sel));

@@ -371,19 +371,31 @@ static bool want_cgroup_metric(const struct selection *sel, const struct model *
 /*
  * --by-cgroup: each container's and pool's CPUs and metrics (cgroup.c), in
  * families of their own (n3telemetry_cgroup_...), so that the host's
- * series and the rules that read them are the same with or without
+ * series and the rules that read them are the same with or without.  When
+ * the containers cannot be read (no cgroup2, an older module without sums)
+ * n3telemetry_cgroups_error says so, the host's series still there, and
+ * the message goes to stderr once: false.
  */
-static void export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
+static bool export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
 {
 	int max_names = MAX_MODELS * MAX_METRICS;
 	const char **names = calloc(max_names, sizeof(*names));
 	struct cgroups cgs = { 0 };
 	char name[160], help[256];
 	int n = 0, past = 0;
+	bool ok;
 
 	if (!names)
 		die("out of memory");
-	find_cgroups(t, sel->cgroot, sel->max_cgroups, &cgs);
+	ok = find_cgroups(t, sel->cgroot, sel->max_cgroups, &cgs);
+	prom_family(o, "n3telemetry_cgroups_error", "gauge",
+		    "1 when n3tel could not read the containers (its message on stderr, the textfile unit's journal); their series are then absent, the host's there.");
+	fprintf(o, "n3telemetry_cgroups_error %d\n", !ok);
+	if (!ok) {
+		warn_once("--by-cgroup: %s", cgs.error);
+		free(names);
+		return false;
+	}
 	prom_family(o, "n3telemetry_cgroup_cpus", "gauge",
 		    "CPUs of a container (a cgroup whose CPUs no other cgroup with processes has) or pool (shared: the other CPUs; other: the containers past --max-cgroups).");
 	for (int i = 0; i < cgs.nr; i++) {
@@ -440,6 +452,7 @@ static void export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
 	}
 	free_cgroups(&cgs);
 	free(names);
+	return true;
 }
 
 /* the samples (lines that are not comments) in Prometheus text */
@@ -455,9 +468,11 @@ static long count_series(const char *text)
 /*
  * One scrape as Prometheus text in memory, at most @max series; dies with
  * one line otherwise.  @t is the caller's: textfile frees it after an error.
+ * @cgroup_failed: with --by-cgroup, the containers could not be read (the
+ * text has the host's series and n3telemetry_cgroups_error 1).
  */
 char *prom_text(struct tree *t, enum source src, const struct selection *sel,
-		       long max, size_t *len, bool *too_many)
+		       long max, size_t *len, bool *too_many, bool *cgroup_failed)
 {
 	char *buf = NULL;
 	FILE *o;
@@ -469,8 +484,7 @@ char *prom_text(struct tree *t, enum source src, const struct selection *sel,
 	if (!o)
 		die("out of memory");
 	export_prom(o, t, sel);
-	if (sel->by_cgroup)
-		export_cgroups(o, t, sel);
+	*cgroup_failed = sel->by_cgroup && !export_cgroups(o, t, sel);
 	if (fclose(o))
 		die("out of memory");
 	n = count_series(buf);
