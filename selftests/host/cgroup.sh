@@ -58,6 +58,18 @@ t max-series-counts-containers bash -c "! '$N3TEL' --sysfs '$fx' export --format
 	--by-cgroup --cgroup-root '$cg' --max-series \$(grep -cv '^#' '$out/prom.all' | \
 	awk '{print \$1 - 1}') > /dev/null 2>&1"
 
+# JSON and CSV: the same containers and values as the Prometheus series
+"$N3TEL" --sysfs "$fx" export --format json --by-cgroup --cgroup-root "$cg" > "$out/cg.json" \
+	2> "$out/cg.json.err"
+"$N3TEL" --sysfs "$fx" export --format csv --by-cgroup --cgroup-root "$cg" > "$out/cg.csv" \
+	2> "$out/cg.csv.err"
+python3 "$top/selftests/host/cgroup_formats.py" "$fx/cgroup-expect.prom" "$out/cg.json" "$out/cg.csv" ||
+	nok "cgroup-formats (the checker failed: $(head -c 200 "$out/cg.json.err"))"
+# without --by-cgroup, the host's CSV is as it was: the same rows, no more columns
+"$N3TEL" --sysfs "$fx" export --format csv > "$out/plain.csv"
+t csv-host-rows-unchanged bash -c "diff <(sed 's/,,\$//' '$out/cg.csv' | grep -v '^cgroup,' |
+	sed '1s/,cgroup,cgroup_id\$//') '$out/plain.csv'"
+
 # show: the titles, in order, and a value
 "$N3TEL" --sysfs "$fx" show --by-cgroup --cgroup-root "$cg" > "$out/show" 2> "$out/show.err"
 grep -E '^(cgroup |shared|other)' "$out/show" | sed 's/  interval.*//' > "$out/show.titles"
@@ -86,6 +98,30 @@ prom > "$out/made.prom"
 t made-container-exported grep -q "^n3telemetry_cgroup_cpus{cgroup=\"/new.slice/job.service\",cgroup_id=\"$id\",unit=\"job.service\",model=\"neoverse-n3\"} 1\$" "$out/made.prom"
 t made-shared-shrinks grep -q '^n3telemetry_cgroup_cpus{cgroup="shared",model="neoverse-n3"} 3$' \
 	"$out/made.prom"
+# a name with a comma, quotes and a byte that is no UTF-8: CSV quotes it,
+# JSON escapes it, each read back as it is
+odd=$(printf 'odd,"q"\xff.slice')
+mkdir -p "$cg/new.slice/$odd"
+echo 6 > "$cg/new.slice/$odd/cpuset.cpus.effective"
+echo 778 > "$cg/new.slice/$odd/cgroup.procs"
+rm -rf "$cg/new.slice/job.service"
+"$N3TEL" --sysfs "$fx" export --format csv --by-cgroup --cgroup-root "$cg" > "$out/odd.csv"
+"$N3TEL" --sysfs "$fx" export --format json --by-cgroup --cgroup-root "$cg" > "$out/odd.json"
+t odd-name-csv python3 -c "
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1], newline='', encoding='latin-1')) if r[0] == 'cgroup']
+sys.exit(not any(r[8] == '/new.slice/odd,\"q\"\xff.slice' for r in rows))" "$out/odd.csv"
+t odd-name-json python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not any(c['cgroup'] == '/new.slice/odd,\"q\"\xff.slice' for c in d['cgroups']))" "$out/odd.json"
+# Prometheus: UTF-8 throughout (node_exporter refuses a file that is not),
+# the byte as U+FFFD, the quotes escaped
+prom > "$out/odd.prom"
+t odd-name-prometheus-utf8 python3 -c "
+import sys
+text = open(sys.argv[1], 'rb').read().decode('utf-8')
+sys.exit('cgroup=\"/new.slice/odd,\\\\\"q\\\\\"\ufffd.slice\"' not in text)" "$out/odd.prom"
 rm -rf "$cg/new.slice"
 prom > "$out/removed.prom"
 same removed-container-gone "$fx/cgroup-expect.prom" "$out/removed.prom"
@@ -114,7 +150,6 @@ ERR='applies with --by-cgroup only' err max-without-by-cgroup show --max-cgroups
 ERR='applies with --by-cgroup only' err root-without-by-cgroup export --format prometheus \
 	--cgroup-root "$cg"
 ERR='--cpu does not apply' err cpu-with-by-cgroup show --by-cgroup --cpu 1
-ERR='--format prometheus' err json-by-cgroup export --format json --by-cgroup
 ERR='does not apply to' err stat-by-cgroup stat --by-cgroup -- true
 ERR='whole number' err bad-max show --by-cgroup --max-cgroups -1 --cgroup-root "$cg"
 rm "$fx/sums/5"
@@ -138,6 +173,16 @@ degraded() {
 	t "$name-error-gauge" grep -qx 'n3telemetry_cgroups_error 1' "$out/$name.prom"
 }
 degraded sum-missing-export 'cannot read .*sums/5' --cgroup-root "$cg"
+# JSON: its host part as without --by-cgroup, "cgroups_error" the reason
+rc=0
+"$N3TEL" --sysfs "$fx" export --format json --by-cgroup --cgroup-root "$cg" > "$out/err.json" \
+	2> /dev/null || rc=$?
+"$N3TEL" --sysfs "$fx" export --format json > "$out/plain.json"
+t sum-missing-json python3 -c "
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+why = a.pop('cgroups_error')
+sys.exit(not (a == b and 'sums/5' in why and sys.argv[3] == '1'))" "$out/err.json" "$out/plain.json" "$rc"
 degraded no-hierarchy-export 'not a cgroup v2 hierarchy' --cgroup-root "$out/none"
 # the textfile, once: the same file, exit 1; node_exporter's n3telemetry_up 1
 mkdir -p "$out/tf"

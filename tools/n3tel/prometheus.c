@@ -320,17 +320,26 @@ static void export_prom(FILE *o, const struct tree *t, const struct selection *s
 	free(names);
 }
 
-/* a label value: backslash, double quote and newline escaped */
+/*
+ * A label value: backslash, double quote and newline escaped, a byte that
+ * is no UTF-8 (a cgroup's name may hold any) as U+FFFD, which Prometheus's
+ * text format requires (node_exporter refuses a file that is not UTF-8)
+ */
 static void put_label(FILE *o, const char *sep, const char *name, const char *value)
 {
+	size_t n;
+
 	fprintf(o, "%s%s=\"", sep, name);
-	for (; *value; value++) {
-		if (*value == '\\' || *value == '"')
-			fputc('\\', o);
-		if (*value == '\n')
+	for (; *value; value += n ? n : 1) {
+		n = utf8_len(value);
+		if (!n)
+			fputs("\xef\xbf\xbd", o);
+		else if (*value == '\\' || *value == '"')
+			fprintf(o, "\\%c", *value);
+		else if (*value == '\n')
 			fputs("\\n", o);
 		else
-			fputc(*value, o);
+			fwrite(value, 1, n, o);
 	}
 	fputc('"', o);
 }
