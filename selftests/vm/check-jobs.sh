@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make check's jobs besides each lane's own work: the plans and the race
+# make check's jobs besides each lane's own work: the plans, sweep and race
 # kselftests on the 6.12 debug kernel, QEMU's own PMU, isolated CPUs, MIDR
-# detection, the KCSAN kernel, Debian 12's 6.1 kernel (a KVM host too),
-# make bench --smoke.  check.sh's two lanes (the foreground, once the 6.12
+# detection, the KCSAN kernel, Debian 12's 6.1 kernel (a KVM host too).
+# check.sh's two lanes (the foreground, once the 6.12
 # VM is done; the background, once the end-to-end test and the matrix are,
 # and the foreground has made the initramfs) both run this: each takes the
 # jobs nobody has taken yet, in order (a mkdir claims one; CHECK_JOBS, in
@@ -24,13 +24,22 @@ export ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 # the debug kernel check.sh built (cached: no build here)
 kdir=$("$vmdir/build-kernel.sh" | tail -1)
 
-# the plans boot: every table's plans and capacities, the selections,
-# injected failures; its kmemleak scan is judged too (faults.sh)
+# the plans boot: every table's plans and capacities, a load and unload
+# each; its kmemleak scan is judged too
 job_plans_6_12() {
 	step "plans kselftests on the 6.12 debug kernel: ${PLANS_TESTS//.sh/}"
 	kt=$(date +%s)
 	VM_RESULTS_ARGS=--kmemleak vm_run 6.12-plans "n3t.mode=check n3t.only=${PLANS_TESTS// /,}" 2700
 	echo "   VM run: $(( $(date +%s) - kt ))s, console log: $out/console-6.12-plans.log"
+}
+
+# the sweep boot: the selections at every capacity, injected failures; its
+# kmemleak scan is judged too (faults.sh)
+job_sweep_6_12() {
+	step "sweep kselftests on the 6.12 debug kernel: ${SWEEP_TESTS//.sh/}"
+	kt=$(date +%s)
+	VM_RESULTS_ARGS=--kmemleak vm_run 6.12-sweep "n3t.mode=check n3t.only=${SWEEP_TESTS// /,}" 2700
+	echo "   VM run: $(( $(date +%s) - kt ))s, console log: $out/console-6.12-sweep.log"
 }
 
 # the race boot: race's 100 hotplug cycles (the least it accepts; 150 by
@@ -150,7 +159,7 @@ job_kcsan() {
 }
 
 job_distro_6_1() {
-	step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug, stepping aside, leases; QEMU's PMU shared with a KVM guest"
+	step "Debian 12 prebuilt 6.1 arm64 kernel: smoke, exact values on the test PMU, hotplug, stepping aside, leases; QEMU's PMU shared with other perf users and a KVM guest"
 	ddir=$("$vmdir/distro-kernel.sh" | tail -1)
 	m61=$out/6.1
 	log=$out/build-6.1.log
@@ -172,6 +181,19 @@ job_distro_6_1() {
 		fi
 		python3 "$vmdir/results.py" --tag 6.1 "$dlog" >> "$results" || true
 		grep -E '^(PASS|FAIL) 6\.1/' "$results"
+		# other perf users beside the module on QEMU's own PMU, on the
+		# distro kernel: before 6.2 a task has one context for every
+		# hardware PMU (realpmu-6.12 runs the newer model)
+		rlog=$out/console-6.1-realpmu.log
+		if qemu "$ddir/vmlinuz" "$out/initramfs-6.1.cpio.gz" "n3t.mode=realpmu" "$rlog" "$(vm_limit 300)" \
+			-icount shift=0 && grep -q N3T-DONE "$rlog"; then
+			record PASS vm-6.1-realpmu-poweroff
+		else
+			tail -30 "$rlog"
+			record FAIL vm-6.1-realpmu-poweroff
+		fi
+		python3 "$vmdir/results.py" --tag 6.1-realpmu "$rlog" >> "$results" || true
+		grep -E '^(PASS|FAIL) 6\.1-realpmu/' "$results"
 		# a KVM guest's PMU beside the module: QEMU emulates EL2 (GICv3 for the
 		# in-kernel vGICv3), Debian's kernel runs KVM; -icount so that the
 		# guest's INST_RETIRED counts; the test must run, not skip.  The guests:
@@ -204,16 +226,6 @@ job_distro_6_1() {
 	else
 		cat "$log"
 		record FAIL build-6.1-distro
-	fi
-}
-
-job_bench_smoke() {
-	step "make bench --smoke: the cost harness yields a complete table (no timing targets)"
-	if "$top/selftests/bench/bench.sh" --smoke > "$out/bench-smoke.log" 2>&1; then
-		record PASS bench-smoke
-	else
-		tail -30 "$out/bench-smoke.log"
-		record FAIL bench-smoke
 	fi
 }
 

@@ -12,14 +12,16 @@ MATRIX_CHECK_TESTS="smoke.sh detect.sh badinput.sh values.sh hotplug.sh pause.sh
 
 # check-jobs.sh's jobs, longest first (what is left at the end is short):
 # either lane takes the next one nobody has taken
-CHECK_JOBS="plans-6.12 kcsan distro-6.1 race-6.12 bench-smoke isolated-6.12 realpmu-6.12 detect-6.12"
+CHECK_JOBS="plans-6.12 kcsan distro-6.1 sweep-6.12 race-6.12 isolated-6.12 detect-6.12 realpmu-6.12"
 
-# the kselftests that search the module's plans and failures (every
-# table's plans, capacities and selections, injected failures): a boot of
-# their own (check-jobs.sh's plans-6.12), so that the two lanes share the
-# longest runs; the 6.12 debug kernel's check boot runs the others but
-# these, RACE_TESTS and KCSAN_ONLY_TESTS (check.sh)
-PLANS_TESTS="plans.sh sweep.sh faults.sh"
+# the kselftests that search the module's plans and failures, in boots of
+# their own (check-jobs.sh's plans-6.12: every table's plans and
+# capacities; sweep-6.12: the selections at every capacity, injected
+# failures), so that the two lanes share the longest runs; the 6.12 debug
+# kernel's check boot runs the others but these, RACE_TESTS and
+# KCSAN_ONLY_TESTS (check.sh)
+PLANS_TESTS="plans.sh"
+SWEEP_TESTS="sweep.sh faults.sh"
 # the kselftests that race (hotplug beside readers and writers, a soak):
 # a boot of their own (check-jobs.sh's race-6.12)
 RACE_TESTS="race.sh soak.sh"

@@ -60,7 +60,7 @@ if [ $mode = check ]; then
 		# kbuild and compiler (a cached chroot of the suite), booted, and
 		# the kselftests that apply on any kernel run on the test PMU
 		rc=0
-		N3T_MATRIX_OUT=$out/check-matrix N3T_MATRIX_GUEST_READY=1 \
+		N3T_MATRIX_OUT=$out/check-matrix N3T_MATRIX_GUEST_READY=1 N3T_MATRIX_KVM=0 \
 			N3T_MATRIX_TESTS="$MATRIX_CHECK_TESTS" \
 			"$vmdir/matrix.sh" bullseye trixie-backports > "$out/matrix.log" 2>&1 || rc=$?
 		echo $rc > "$out/matrix.rc"
@@ -237,10 +237,10 @@ shell)
 	;;
 esac
 
-# the plans and race kselftests (PLANS_TESTS, RACE_TESTS) run in boots of
-# their own, jobs of either lane, and KCSAN_ONLY_TESTS on the KCSAN kernel
-# alone (a job too)
-skip="$PLANS_TESTS $RACE_TESTS $KCSAN_ONLY_TESTS"
+# the plans, sweep and race kselftests (PLANS_TESTS, SWEEP_TESTS,
+# RACE_TESTS) run in boots of their own, jobs of either lane, and
+# KCSAN_ONLY_TESTS on the KCSAN kernel alone (a job too)
+skip="$PLANS_TESTS $SWEEP_TESTS $RACE_TESTS $KCSAN_ONLY_TESTS"
 step "VM tests on 6.12 debug kernel (qemu -M virt -cpu max,pauth-impdef=on -smp 4): KUnit, every kselftest but ${skip//.sh/}"
 vlog=$out/console-6.12.log
 vt0=$(date +%s)
@@ -260,7 +260,7 @@ step "ABI: get_abi.pl validate, and undefined against the tree the VM printed"
 N3T_KSRC=$ksrc "$vmdir/host-tests.sh" "$out" "$results" abi || true
 
 # this lane's share of the jobs (check-jobs.sh)
-step "jobs: QEMU's own PMU, isolated CPUs, MIDR detection, KCSAN, Debian 12's 6.1 (a KVM host too), make bench --smoke (this lane and the background's, whichever is free)"
+step "jobs: the plans, sweep and race kselftests, KCSAN, Debian 12's 6.1 (a KVM host too), isolated CPUs, MIDR detection, QEMU's own PMU (this lane and the background's, whichever is free)"
 N3T_LANE=foreground "$vmdir/check-jobs.sh" "$out" || true
 
 bg_join
