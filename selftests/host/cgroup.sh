@@ -98,8 +98,8 @@ prom > "$out/made.prom"
 t made-container-exported grep -q "^n3telemetry_cgroup_cpus{cgroup=\"/new.slice/job.service\",cgroup_id=\"$id\",unit=\"job.service\",model=\"neoverse-n3\"} 1\$" "$out/made.prom"
 t made-shared-shrinks grep -q '^n3telemetry_cgroup_cpus{cgroup="shared",model="neoverse-n3"} 3$' \
 	"$out/made.prom"
-# a name with a comma, quotes and a byte that is no UTF-8: CSV quotes it,
-# JSON escapes it, each read back as it is
+# a name with a comma, quotes and a byte that is no UTF-8: CSV quotes it
+# (the byte as it is), JSON escapes the quotes and gives the byte as U+FFFD
 odd=$(printf 'odd,"q"\xff.slice')
 mkdir -p "$cg/new.slice/$odd"
 echo 6 > "$cg/new.slice/$odd/cpuset.cpus.effective"
@@ -114,7 +114,7 @@ sys.exit(not any(r[8] == '/new.slice/odd,\"q\"\xff.slice' for r in rows))" "$out
 t odd-name-json python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
-sys.exit(not any(c['cgroup'] == '/new.slice/odd,\"q\"\xff.slice' for c in d['cgroups']))" "$out/odd.json"
+sys.exit(not any(c['cgroup'] == '/new.slice/odd,\"q\"\ufffd.slice' for c in d['cgroups']))" "$out/odd.json"
 # Prometheus: UTF-8 throughout (node_exporter refuses a file that is not),
 # the byte as U+FFFD, the quotes escaped
 prom > "$out/odd.prom"
@@ -183,6 +183,17 @@ import json, sys
 a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 why = a.pop('cgroups_error')
 sys.exit(not (a == b and 'sums/5' in why and sys.argv[3] == '1'))" "$out/err.json" "$out/plain.json" "$rc"
+# CSV: the host's rows alone (with the two empty columns), exit 1
+rc=0
+"$N3TEL" --sysfs "$fx" export --format csv --by-cgroup --cgroup-root "$cg" > "$out/err.csv" \
+	2> "$out/err.csv.err" || rc=$?
+t sum-missing-csv bash -c "[ $rc = 1 ] && [ \$(wc -l < '$out/err.csv.err') = 1 ] &&
+	diff <(sed '1s/,cgroup,cgroup_id\$//; 2,\$s/,,\$//' '$out/err.csv') '$out/plain.csv' > /dev/null"
+# the textfile every second: the reason said once, not each round, though
+# the containers stay unreadable
+timeout 3.5 "$N3TEL" --sysfs "$fx" textfile --dir "$out/tf" --every 1 --by-cgroup \
+	--max-series 10000 --cgroup-root "$cg" 2> "$out/tf-every.err"
+t textfile-every-says-it-once test "$(grep -c 'sums/5' "$out/tf-every.err")" = 1
 degraded no-hierarchy-export 'not a cgroup v2 hierarchy' --cgroup-root "$out/none"
 # the textfile, once: the same file, exit 1; node_exporter's n3telemetry_up 1
 mkdir -p "$out/tf"

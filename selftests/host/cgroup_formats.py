@@ -112,6 +112,8 @@ def main():
     ok('csv-columns', rows and list(rows[0]) == ['scope', 'cpu', 'model', 'metric', 'value',
                                                  'unit', 'selected', 'composed', 'cgroup',
                                                  'cgroup_id'])
+    widths = set(len(r) for r in csv.reader(open(sys.argv[3], newline='')))
+    ok('csv-every-row-10-fields', widths == {10}, f'widths {sorted(widths)}')
     host = [r for r in rows if r['scope'] != 'cgroup']
     ok('csv-host-rows-no-cgroup', host and all(not r['cgroup'] and not r['cgroup_id'] for r in host))
     bad = []
@@ -130,6 +132,10 @@ def main():
             bad.append(f'{r["cgroup"]} {r["metric"]}: {r}')
     ok('csv-cgroup-rows-as-json', not bad and seen == set(g for g in got if 'sum' in got[g]),
        '; '.join(bad[:3]))
+    # and the other way: every metric of every JSON sum has its CSV row
+    have = set((r['cgroup'], r['metric']) for r in rows if r['scope'] == 'cgroup')
+    want_rows = set((g, m) for g, c in got.items() if 'sum' in c for m in c['sum']['metrics'])
+    ok('csv-a-row-per-json-metric', want_rows == have, f'{len(want_rows - have)} missing')
 
 
 main()

@@ -32,6 +32,17 @@
 
 #define MAX_DEPTH	32
 
+/* the last error said (warn_cgroups()); "" after a reading that worked */
+static char said[sizeof(((struct cgroups *)0)->error)];
+
+void warn_cgroups(const struct cgroups *c)
+{
+	if (!strcmp(said, c->error))
+		return;
+	snprintf(said, sizeof(said), "%s", c->error);
+	fprintf(stderr, "%s: --by-cgroup: %s\n", prog, c->error);
+}
+
 /* the first error of a reading, in @out->error; what went on is dropped */
 static void __attribute__((format(printf, 2, 3))) fail(struct cgroups *out, const char *fmt, ...)
 {
@@ -472,6 +483,7 @@ bool find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 		free_cgroups(out);
 		return false;
 	}
+	said[0] = 0;
 	return true;
 }
 

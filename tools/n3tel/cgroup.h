@@ -54,5 +54,10 @@ struct cgroups {
  */
 bool find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *out);
 void free_cgroups(struct cgroups *c);
+/*
+ * @c's error on stderr, unless it is the one said last with no reading
+ * that worked since (textfile --every would repeat it each round)
+ */
+void warn_cgroups(const struct cgroups *c);
 
 #endif

@@ -157,19 +157,25 @@ static void json_view(const struct tree *t, const struct view *v, const struct s
 	printf("}");
 }
 
-/* @s as a JSON string: quoted, escaped, bytes that are no UTF-8 as U+00XX */
+/*
+ * @s as a JSON string: quoted, escaped, each byte that is no UTF-8 as
+ * U+FFFD (as in Prometheus text: the cgroup id tells such names apart)
+ */
 static void json_str(const char *s)
 {
-	bool utf8 = utf8_valid(s);
+	size_t n;
 
 	putchar('"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p < 0x20 || (*p >= 0x80 && !utf8))
-			printf("\\u%04x", *p);
+	for (; *s; s += n ? n : 1) {
+		n = utf8_len(s);
+		if (!n)
+			fputs("\\ufffd", stdout);
+		else if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
 		else
-			putchar(*p);
+			fwrite(s, 1, n, stdout);
 	}
 	putchar('"');
 }
@@ -188,7 +194,7 @@ static bool json_cgroups(struct tree *t, const struct selection *sel)
 	if (!find_cgroups(t, sel->cgroot, sel->max_cgroups, &cgs)) {
 		printf(",\n \"cgroups_error\": ");
 		json_str(cgs.error);
-		warn_once("--by-cgroup: %s", cgs.error);
+		warn_cgroups(&cgs);
 		return false;
 	}
 	for (int i = 0; i < cgs.nr; i++)
@@ -321,7 +327,7 @@ bool export_csv(struct tree *t, const struct selection *sel)
 	if (!sel->by_cgroup)
 		return true;
 	if (!find_cgroups(t, sel->cgroot, sel->max_cgroups, &cgs)) {
-		warn_once("--by-cgroup: %s", cgs.error);
+		warn_cgroups(&cgs);
 		return false;
 	}
 	for (int i = 0; i < cgs.nr; i++) {

@@ -401,7 +401,7 @@ static bool export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
 		    "1 when n3tel could not read the containers (its message on stderr, the textfile unit's journal); their series are then absent, the host's there.");
 	fprintf(o, "n3telemetry_cgroups_error %d\n", !ok);
 	if (!ok) {
-		warn_once("--by-cgroup: %s", cgs.error);
+		warn_cgroups(&cgs);
 		free(names);
 		return false;
 	}

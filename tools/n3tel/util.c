@@ -181,14 +181,6 @@ size_t utf8_len(const char *s)
 	return n + 1;
 }
 
-bool utf8_valid(const char *s)
-{
-	for (size_t n; *s; s += n)
-		if (!(n = utf8_len(s)))
-			return false;
-	return true;
-}
-
 /* --cpu, parsed once (util.h) */
 void parse_cpu_list(const char *list, struct cpu_list *l)
 {

@@ -30,11 +30,9 @@ void __attribute__((format(printf, 1, 2))) warn_once(const char *fmt, ...);
 
 /*
  * The length of the UTF-8 character @s starts with (1 for ASCII), 0 if it
- * is none (malformed, overlong, a surrogate, past U+10FFFF); whether all
- * of @s is well-formed UTF-8
+ * is none (malformed, overlong, a surrogate, past U+10FFFF)
  */
 size_t utf8_len(const char *s);
-bool utf8_valid(const char *s);
 
 /* --cpu, parsed once: a list of CPU numbers and ranges (0-3,8), or system */
 struct cpu_list {
