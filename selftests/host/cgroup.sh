@@ -53,6 +53,9 @@ grep -v '^n3telemetry_cgroup\|^# [A-Z]* n3telemetry_cgroup' "$out/prom.all" > "$
 same host-series-unchanged "$out/plain.prom" "$out/host.prom"
 prom --max-cgroups 1 > "$out/max1.prom"
 same limit-sums-the-rest "$fx/cgroup-expect-max1.prom" "$out/max1.prom"
+# without --max-series, the default leaves room for the containers' default series
+t default-max-series-fits "$N3TEL" --sysfs "$fx" export --format prometheus --by-cgroup \
+	--cgroup-root "$cg" > /dev/null
 # --max-series counts the containers' series too
 t max-series-counts-containers bash -c "! '$N3TEL' --sysfs '$fx' export --format prometheus \
 	--by-cgroup --cgroup-root '$cg' --max-series \$(grep -cv '^#' '$out/prom.all' | \
@@ -95,8 +98,8 @@ echo 6 > "$cg/new.slice/job.service/cpuset.cpus.effective"
 echo 777 > "$cg/new.slice/job.service/cgroup.procs"
 id=$(stat -c %i "$cg/new.slice/job.service")
 prom > "$out/made.prom"
-t made-container-exported grep -q "^n3telemetry_cgroup_cpus{cgroup=\"/new.slice/job.service\",cgroup_id=\"$id\",unit=\"job.service\",model=\"neoverse-n3\"} 1\$" "$out/made.prom"
-t made-shared-shrinks grep -q '^n3telemetry_cgroup_cpus{cgroup="shared",model="neoverse-n3"} 3$' \
+t made-container-exported grep -q "^n3telemetry_cgroup_cpus{cgroup=\"/new.slice/job.service\",cgroup_id=\"$id\",cpus=\"6\",unit=\"job.service\",model=\"neoverse-n3\"} 1\$" "$out/made.prom"
+t made-shared-shrinks grep -q '^n3telemetry_cgroup_cpus{cgroup="shared",cpus="0-1,7",model="neoverse-n3"} 3$' \
 	"$out/made.prom"
 # a name with a comma, quotes and a byte that is no UTF-8: CSV quotes it
 # (the byte as it is), JSON escapes the quotes and gives the byte as U+FFFD
@@ -129,7 +132,7 @@ same removed-container-gone "$fx/cgroup-expect.prom" "$out/removed.prom"
 : > "$cg/system.slice/bench.service/cgroup.procs"
 prom > "$out/left.prom"
 t emptied-cgroup-not-container bash -c "! grep -q bench.service '$out/left.prom' &&
-	grep -q '^n3telemetry_cgroup_cpus{cgroup=\"shared\",model=\"neoverse-n3\"} 5\$' '$out/left.prom'"
+	grep -q '^n3telemetry_cgroup_cpus{cgroup=\"shared\",cpus=\"0-1,4,6-7\",model=\"neoverse-n3\"} 5\$' '$out/left.prom'"
 echo 4242 > "$cg/system.slice/bench.service/cgroup.procs"
 
 # errors: one line, nonzero

@@ -246,11 +246,12 @@ int main(int argc, char **argv)
 	/*
 	 * the containers' series come on top of the host's: without
 	 * --max-series, room for the default's (level 1: at most 6 metrics,
-	 * and the two CPU counts) of every container and the two pools, the
-	 * count past the limit and the error gauge
+	 * the two CPU counts, a count and a counted time of each of at most 8
+	 * events) of every container and the two pools, the count past the
+	 * limit and the error gauge
 	 */
 	if (sel.by_cgroup && !(given & O_MAX))
-		max_series = MAX_SERIES + (sel.max_cgroups + 2) * 8 + 2;
+		max_series = MAX_SERIES + (sel.max_cgroups + 2) * (6 + 2 + 2 * 8) + 2;
 	if (sel.by_cgroup && src == SRC_TEXT)
 		die("--by-cgroup reads the module's sums of CPUs from the snapshot device: --text does not apply");
 

@@ -54,7 +54,8 @@ struct group {
  * terms num[i] .. num[i] + nr_num[i] - 1 over the sum of terms den[i] ..
  * den[i] + nr_den[i] - 1, each term a coefficient times its factors,
  * event indices or FACTOR_SLOTS (the model's slot count).  Loaded by the
- * commands that evaluate them (stat) only: load_formulas().
+ * commands that need them (stat evaluates them; the containers' export
+ * takes their events) only: load_formulas().
  */
 #define FORMULA_FACTORS	3
 #define FACTOR_SLOTS	0xff

@@ -351,6 +351,7 @@ static void prom_cgroup_labels(FILE *o, const struct tree *t, const struct cgrou
 	put_label(o, "", "cgroup", c->path);
 	if (c->id)
 		fprintf(o, ",cgroup_id=\"%" PRIu64 "\"", c->id);
+	fprintf(o, ",cpus=\"%s\"", c->cpu_list);
 	if (c->pod[0])
 		put_label(o, ",", "pod_uid", c->pod);
 	if (c->container[0])
@@ -377,6 +378,95 @@ static bool want_cgroup_metric(const struct selection *sel, const struct model *
 	return false;
 }
 
+/* n3telemetry_<rest> becomes n3telemetry_cgroup_<rest> (names are short) */
+static void cgroup_family(char *name)
+{
+	memmove(name + 19, name + 12, strlen(name + 12) + 1);
+	memcpy(name + 12, "cgroup_", 7);
+}
+
+/*
+ * The events the exported metrics of a model read (its formulas' factors):
+ * the cumulative counts a container's rules need
+ */
+static void cgroup_events(const struct selection *sel, const struct model *md, bool *need)
+{
+	memset(need, 0, MAX_EVENTS * sizeof(*need));
+	for (int m = 0; m < md->nr_metrics; m++) {
+		const struct formulas *fx = md->fx;
+
+		if (!want_cgroup_metric(sel, md, m))
+			continue;
+		for (int k = fx->num[m]; k < fx->num[m] + fx->nr_num[m]; k++)
+			for (int f = 0; f < fx->term[k].nr; f++)
+				if (fx->term[k].f[f] < MAX_EVENTS)
+					need[fx->term[k].f[f]] = true;
+		for (int k = fx->den[m]; k < fx->den[m] + fx->nr_den[m]; k++)
+			for (int f = 0; f < fx->term[k].nr; f++)
+				if (fx->term[k].f[f] < MAX_EVENTS)
+					need[fx->term[k].f[f]] = true;
+	}
+}
+
+/*
+ * Each container's and pool's cumulative counts and counted times of the
+ * events its metrics read, summed over its CPUs by the module: the input
+ * of the container level's recording rules.  The cpus label keeps a sum
+ * over other CPUs (a cpuset changed, a pool grown) a series of its own,
+ * never a counter that jumps.
+ */
+static void export_cgroup_events(FILE *o, struct tree *t, const struct selection *sel,
+				 const struct cgroups *cgs, const char **names)
+{
+	static bool need[MAX_MODELS][MAX_EVENTS];
+	char name[160], help[256];
+	int n = 0;
+
+	load_formulas(t);
+	for (int x = 0; x < t->nr_models && x < MAX_MODELS; x++) {
+		cgroup_events(sel, &t->model[x], need[x]);
+		for (int e = 0; e < t->model[x].nr_events; e++)
+			if (need[x][e])
+				names[n++] = t->model[x].event[e];
+	}
+	n = uniq(names, n, cmp_str_nocase);
+	for (int k = 0; k < n; k++) {
+		for (int ns = 0; ns <= 1; ns++) {
+			bool head = false;
+
+			prom_event_name(name, sizeof(name), names[k],
+					ns ? "_counted_seconds_total" : "_total");
+			cgroup_family(name);
+			for (int i = 0; i < cgs->nr; i++) {
+				const struct cgroup *c = &cgs->cg[i];
+				const struct model *md = view_model(t, &c->v);
+				int e = md ? event_by_name(md, names[k]) : -1;
+				char num[U128_BUF];
+
+				if (e < 0 || !need[c->v.model][e] || !c->v.have_events ||
+				    !c->v.listed[e])
+					continue;
+				if (!head) {
+					snprintf(help, sizeof(help), ns ?
+						 "Cumulative time %s was counting, summed over a container's or pool's CPUs." :
+						 "Cumulative count of PMU event %s while counted, summed over a container's or pool's CPUs.",
+						 names[k]);
+					prom_family(o, name, "counter", help);
+					head = true;
+				}
+				fprintf(o, "%s", name);
+				prom_cgroup_labels(o, t, c, false);
+				if (ns)
+					fprintf(o, "%s.%09u", fmt_u128(num, c->v.ns[e] / 1000000000),
+						(unsigned int)(c->v.ns[e] % 1000000000));
+				else
+					fprintf(o, "%s", fmt_u128(num, c->v.count[e]));
+				fputc('\n', o);
+			}
+		}
+	}
+}
+
 /*
  * --by-cgroup: each container's and pool's CPUs and metrics (cgroup.c), in
  * families of their own (n3telemetry_cgroup_...), so that the host's
@@ -387,7 +477,7 @@ static bool want_cgroup_metric(const struct selection *sel, const struct model *
  */
 static bool export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
 {
-	int max_names = MAX_MODELS * MAX_METRICS;
+	int max_names = MAX_MODELS * (MAX_METRICS > MAX_EVENTS ? MAX_METRICS : MAX_EVENTS);
 	const char **names = calloc(max_names, sizeof(*names));
 	struct cgroups cgs = { 0 };
 	char name[160], help[256];
@@ -439,9 +529,7 @@ static bool export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
 			if (m < 0 || !want_cgroup_metric(sel, md, m))
 				continue;
 			prom_name(name, sizeof(name), &md->metric[m]);
-			/* n3telemetry_<metric> becomes n3telemetry_cgroup_<metric> */
-			memmove(name + 19, name + 12, strlen(name + 12) + 1);
-			memcpy(name + 12, "cgroup_", 7);
+			cgroup_family(name);
 			if (!head) {
 				snprintf(help, sizeof(help),
 					 "%s (%s%s) of a container's or pool's CPUs together over their latest interval; NaN when undefined.",
@@ -459,6 +547,7 @@ static bool export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
 			fputc('\n', o);
 		}
 	}
+	export_cgroup_events(o, t, sel, &cgs, names);
 	free_cgroups(&cgs);
 	free(names);
 	return true;

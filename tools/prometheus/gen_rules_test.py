@@ -27,7 +27,11 @@ system aggregate).  A host's result of a composed metric carries
 composed="1"; the fleet's is one series over the hosts that compute the
 metric exactly and one with composed="1" over those that compose it.
 Events count part of the time (multiplexing: 20, 30 or 60 counted seconds
-a minute, per CPU and event).  Each rule is tested with one query listing
+a minute, per CPU and event).  Every host also exports a container on its
+cpu0 (n3tel --by-cgroup: n3telemetry_cgroup_event_* with the cgroup labels,
+rates of its own; "allidle"'s counted nothing, "reset"'s restarts at 7m
+too), and "composed2" a shared pool on cpu1: their cgroup: results carry
+their host's composed marks.  Each rule is tested with one query listing
 all of its series, so a missing or extra series (N1 has no topdown) fails
 too.
 
@@ -162,6 +166,31 @@ def scenario(models, attempt):
             series.append((f'n3telemetry_event_{name}_counted_seconds_total{l}', vals[1]))
             if sec:
                 sums.setdefault((inst, first), {})[e] = [cnt, sec]
+        # the containers: their own rates, every event of the model
+        ctrs = [(0, {'cgroup': f'/kubepods.slice/{inst}.scope', 'cgroup_id': str(100 + len(sums)),
+                     'cpus': '0', 'pod_uid': f'pod-{inst}'} if len(inst) % 2 else
+                 {'cgroup': f'/system.slice/{inst}.service', 'cgroup_id': str(200 + len(sums)),
+                  'cpus': '0', 'unit': f'{inst}.service'})]
+        if inst == 'composed2':
+            ctrs.append((1, {'cgroup': 'shared', 'cpus': '1'}))
+        for cpu, cl in ctrs:
+            key = (inst, first, tuple(sorted(cl.items())))
+            for e in models[first]['events']:
+                r = rng.randint(1000, 9999)
+                c = rng.choice((20, 30, 60))
+                l = lab(instance=inst, job='node', model=first, **cl)
+                name = e.lower()
+                if 'allidle' in inst:
+                    vals = (f'{r * c}+0x10', f'{c}+0x10')
+                elif 'reset' in mode:
+                    vals = (f'0+{r * c}x6 {r * c}+{r * c}x3', f'0+{c}x6 {c}+{c}x3')
+                else:
+                    vals = (f'{r * c * 3}+{r * c}x10', f'{c * 3}+{c}x10')
+                series.append((f'n3telemetry_cgroup_event_{name}_total{l}', vals[0]))
+                series.append((f'n3telemetry_cgroup_event_{name}_counted_seconds_total{l}',
+                               vals[1]))
+                if 'allidle' not in inst:
+                    sums.setdefault(key, {})[e] = [r * c, c]
     return series, sums
 
 
@@ -170,25 +199,29 @@ def expectations(models, sums):
     the fleet's per metric, its hosts apart by whether they compose it"""
     exp = {}
 
-    def add(level, inst, m, mark, name, ev):
+    def add(level, inst, m, mark, name, ev, cl=()):
         r, formula, scale, _ = models[m]['metrics'][name]
         rates = {e: Fraction(cnt, sec) for e, (cnt, sec) in ev.items()}
         v = rounded(oracle(formula)(rates) / scale)
         if v is None:
             return False
-        labels = ((f'instance="{inst}", ' if inst else '') + f'model="{m}"' +
-                  (', composed="1"' if mark else ''))
+        labels = ''.join(f'{k}="{x}", ' for k, x in cl) + \
+            ((f'instance="{inst}", ' if inst else '') + f'model="{m}"' +
+             (', composed="1"' if mark else ''))
         exp.setdefault(level + r, []).append(('{' + labels + '}', v))
         return True
 
-    for (inst, m), ev in sorted(sums.items()):
+    for key, ev in sorted(sums.items()):
+        inst, m = key[:2]
+        level, cl = ('cgroup:', key[2]) if len(key) > 2 else ('instance:', ())
         for name in sorted(models[m]['metrics']):
-            if not add('instance:', inst, m, composed(inst, name), name, ev):
+            if not add(level, inst, m, composed(inst, name), name, ev, cl):
                 return None
-    for m in sorted({m for _, m in sums}):
+    hosts_sums = {k: v for k, v in sums.items() if len(k) == 2}
+    for m in sorted({m for _, m in hosts_sums}):
         for name in sorted(models[m]['metrics']):
             fleet = {}
-            for (inst, mi), ev in sums.items():
+            for (inst, mi), ev in hosts_sums.items():
                 if mi != m:
                     continue
                 acc = fleet.setdefault(composed(inst, name), {})
@@ -246,6 +279,11 @@ def main():
         test(f'{s} != {s}', [])
         test(f'{s}{{instance="allidle"}}', [])
     test('instance:n3telemetry_frontend_bound:ratio{model="neoverse-n1"}', [])
+    for s in ('cgroup_event:n3telemetry_events_per_counted_second:rate5m',
+              'cgroup:n3telemetry_slots_per_counted_second:rate5m'):
+        test(f'{s} != {s}', [])
+        test(f'{s}{{instance="allidle"}}', [])
+    test('cgroup:n3telemetry_frontend_bound:ratio{model="neoverse-n1"}', [])
     # the hosts' markers: composed="1" exactly where the system's value is
     marks = []
     for inst, names in sorted(COMPOSED.items()):
@@ -255,7 +293,7 @@ def main():
                           f'composed="1", instance="{inst}", metric="{r}", '
                           f'model="neoverse-n3"}}', 1))
     test('instance_model_metric:n3telemetry_composed:group{composed="1"}', sorted(marks))
-    for r in sorted(exp, key=lambda r: (r.startswith(':'), r)):
+    for r in sorted(exp, key=lambda r: (r.startswith(':'), r.startswith('cgroup:'), r)):
         test(f'round({r}, 0.000001)', sorted(exp[r]))
     generated.output(a.out, ''.join(o))
 
