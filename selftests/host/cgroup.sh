@@ -101,6 +101,31 @@ prom > "$out/made.prom"
 t made-container-exported grep -q "^n3telemetry_cgroup_cpus{cgroup=\"/new.slice/job.service\",cgroup_id=\"$id\",cpus=\"6\",unit=\"job.service\",model=\"neoverse-n3\"} 1\$" "$out/made.prom"
 t made-shared-shrinks grep -q '^n3telemetry_cgroup_cpus{cgroup="shared",cpus="0-1,7",model="neoverse-n3"} 3$' \
 	"$out/made.prom"
+# cgroups n3tel cannot name or does not walk still use their CPUs: with
+# processes on CPU 6 below the depth walked (32), or at a path longer than
+# a label holds, job.service is no container
+deep=$cg/deep
+mkdir -p "$deep"
+echo 6 > "$deep/cpuset.cpus.effective"
+d=$deep
+for _ in $(seq 34); do d=$d/d; done
+mkdir -p "$d"
+echo 779 > "$d/cgroup.procs"
+prom > "$out/deep.prom"
+t deep-cgroup-shares-cpu bash -c "! grep -q job.service '$out/deep.prom' &&
+	grep -q '^n3telemetry_cgroup_cpus{cgroup=\"shared\",cpus=\"0-1,6-7\",' '$out/deep.prom'"
+rm -rf "$deep"
+long=$cg/long.slice/$(printf 'x%.0s' $(seq 200))/$(printf 'y%.0s' $(seq 200))/$(printf 'z%.0s' $(seq 200))
+mkdir -p "$long"
+echo 6 > "$long/cpuset.cpus.effective"
+echo 780 > "$long/cgroup.procs"
+prom > "$out/long.prom"
+t long-path-cgroup-shares-cpu bash -c "! grep -q job.service '$out/long.prom' &&
+	! grep -q xxxxx '$out/long.prom' &&
+	grep -q '^n3telemetry_cgroup_cpus{cgroup=\"shared\",cpus=\"0-1,6-7\",' '$out/long.prom'"
+rm -rf "$cg/long.slice"
+prom > "$out/back.prom"
+t job-container-again grep -q job.service "$out/back.prom"
 # a name with a comma, quotes and a byte that is no UTF-8: CSV quotes it
 # (the byte as it is), JSON escapes the quotes and gives the byte as U+FFFD
 odd=$(printf 'odd,"q"\xff.slice')

@@ -169,10 +169,16 @@ static bool cgroup2_mount(char *buf, size_t n, struct cgroups *out)
 }
 
 /* a cgroup with processes, and the CPUs it may run on */
+/*
+ * A cgroup with processes; user_only: one that shares its CPUs with the
+ * others but is no container (a path longer than a label holds, or the
+ * cgroups below the depth walked, which may have processes)
+ */
 struct found {
 	uint64_t id;
 	char path[512];
 	uint64_t cpus[CPU_WORDS];
+	bool user_only;
 };
 
 struct walk {
@@ -199,7 +205,45 @@ static bool has_procs(const char *dir)
 	return any;
 }
 
-/* the cgroups below @rel (relative to w->root, "" for the root) */
+/* one more cgroup found: @path (NULL: a user only), @id, its @cpus */
+static void found(struct walk *w, const char *path, uint64_t id, const uint64_t *cpus)
+{
+	struct found *f;
+
+	if (w->nr == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 64;
+		w->f = realloc(w->f, w->cap * sizeof(*w->f));
+		if (!w->f)
+			die("out of memory");
+	}
+	f = &w->f[w->nr++];
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	f->user_only = !path;
+	snprintf(f->path, sizeof(f->path), "%s", path ? path : "");
+	memcpy(f->cpus, cpus, sizeof(f->cpus));
+}
+
+/* whether @dir has a directory in it (a cgroup below it) */
+static bool has_subdir(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *d;
+	bool any = false;
+
+	while (dp && !any && (d = readdir(dp)))
+		any = d->d_name[0] != '.' && d->d_type == DT_DIR;
+	if (dp)
+		closedir(dp);
+	return any;
+}
+
+/*
+ * The cgroups below @rel (relative to w->root, "" for the root).  A
+ * cgroup it cannot name in a label (too long a path), or whose cgroups
+ * below lie past MAX_DEPTH, still counts as using its CPUs: it or they
+ * may have processes there, so no other cgroup has those CPUs alone.
+ */
 static void walk(struct walk *w, const char *rel, const uint64_t *parent, int depth)
 {
 	char dir[4096];
@@ -218,11 +262,18 @@ static void walk(struct walk *w, const char *rel, const uint64_t *parent, int de
 		uint64_t cpus[CPU_WORDS];
 		struct stat st;
 
+		bool named;
+
 		if (d->d_name[0] == '.')
 			continue;
 		if ((size_t)snprintf(child, sizeof(child), "%s/%s", rel, d->d_name) >=
-		    sizeof(w->f->path))
-			continue;	/* longer than a label holds: not a container's */
+		    sizeof(child) - 64) {
+			/* not even a file name: whatever is there may use @parent */
+			found(w, NULL, 0, parent);
+			continue;
+		}
+		/* longer than a label holds: a user, no container */
+		named = strlen(child) < sizeof(w->f->path);
 		snprintf(file, sizeof(file), "%s%s", w->root, child);
 		if (stat(file, &st) || !S_ISDIR(st.st_mode))
 			continue;
@@ -232,20 +283,12 @@ static void walk(struct walk *w, const char *rel, const uint64_t *parent, int de
 			memcpy(cpus, parent, sizeof(cpus));
 		free(eff);
 		snprintf(file, sizeof(file), "%s%s", w->root, child);
-		if (has_procs(file)) {
-			if (w->nr == w->cap) {
-				w->cap = w->cap ? 2 * w->cap : 64;
-				w->f = realloc(w->f, w->cap * sizeof(*w->f));
-				if (!w->f)
-					die("out of memory");
-			}
-			w->f[w->nr].id = st.st_ino;
-			memcpy(w->f[w->nr].path, child, strlen(child) + 1);	/* fits: above */
-			memcpy(w->f[w->nr].cpus, cpus, sizeof(cpus));
-			w->nr++;
-		}
+		if (has_procs(file))
+			found(w, named ? child : NULL, st.st_ino, cpus);
 		if (depth < MAX_DEPTH)
 			walk(w, child, cpus, depth + 1);
+		else if (has_subdir(file))
+			found(w, NULL, 0, cpus);	/* cgroups below, not walked */
 	}
 	closedir(dp);
 }
@@ -439,7 +482,7 @@ bool find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 
 		for (int x = 0; x < CPU_WORDS; x++)
 			w.f[k].cpus[x] &= online[x];
-		for (int c = 0; c < MAX_CPUS; c++) {
+		for (int c = 0; c < MAX_CPUS && !w.f[k].user_only; c++) {
 			if (!has_cpu(w.f[k].cpus, c))
 				continue;
 			alone = users[c] == 1;
