@@ -157,27 +157,9 @@ static void json_view(const struct tree *t, const struct view *v, const struct s
 	printf("}");
 }
 
-/*
- * @s as a JSON string: quoted, escaped, each byte that is no UTF-8 as
- * U+FFFD (as in Prometheus text: the cgroup id tells such names apart)
- */
 static void json_str(const char *s)
 {
-	size_t n;
-
-	putchar('"');
-	for (; *s; s += n ? n : 1) {
-		n = utf8_len(s);
-		if (!n)
-			fputs("\\ufffd", stdout);
-		else if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			fwrite(s, 1, n, stdout);
-	}
-	putchar('"');
+	json_put(stdout, s);
 }
 
 /*

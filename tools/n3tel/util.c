@@ -181,6 +181,25 @@ size_t utf8_len(const char *s)
 	return n + 1;
 }
 
+void json_put(FILE *f, const char *s)
+{
+	size_t n;
+
+	fputc('"', f);
+	for (; *s; s += n ? n : 1) {
+		n = utf8_len(s);
+		if (!n)
+			fputs("\\ufffd", f);
+		else if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fwrite(s, 1, n, f);
+	}
+	fputc('"', f);
+}
+
 /* --cpu, parsed once (util.h) */
 void parse_cpu_list(const char *list, struct cpu_list *l)
 {
