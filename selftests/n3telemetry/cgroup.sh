@@ -150,6 +150,8 @@ for _e in cpu_cycles stall_slot_backend; do
 done
 _c=$(count n3telemetry_cgroup_event_cpu_cycles_total 'cgroup="shared"')
 check counts-nonzero test "$_c" != 0 -a "$_c" != none
+_c=$(count n3telemetry_cgroup_event_cpu_cycles_total 'cgroup="/system.slice/bench.service"')
+check unit-counts-found test "$_c" != 0 -a "$_c" != none
 
 # one container on two CPUs: the sum of both, neither alone
 remove system.slice/bench.service
