@@ -53,9 +53,14 @@ grep -v '^n3telemetry_cgroup\|^# [A-Z]* n3telemetry_cgroup' "$out/prom.all" > "$
 same host-series-unchanged "$out/plain.prom" "$out/host.prom"
 prom --max-cgroups 1 > "$out/max1.prom"
 same limit-sums-the-rest "$fx/cgroup-expect-max1.prom" "$out/max1.prom"
-# without --max-series, the default leaves room for the containers' default series
+# without --max-series, the default leaves room for the containers' default
+# series: the guide's 300 + (--max-cgroups + 2) x 24 + 2 (seen in the
+# refusal of an export past it: --scope all with one container)
 t default-max-series-fits "$N3TEL" --sysfs "$fx" export --format prometheus --by-cgroup \
 	--cgroup-root "$cg" > /dev/null
+t default-max-series-formula bash -c "! '$N3TEL' --sysfs '$fx' export --format prometheus \
+	--by-cgroup --cgroup-root '$cg' --max-cgroups 1 --scope all > /dev/null 2> '$out/max.err' &&
+	grep -q 'more than --max-series $((300 + (1 + 2) * 24 + 2)) allows' '$out/max.err'"
 # --max-series counts the containers' series too
 t max-series-counts-containers bash -c "! '$N3TEL' --sysfs '$fx' export --format prometheus \
 	--by-cgroup --cgroup-root '$cg' --max-series \$(grep -cv '^#' '$out/prom.all' | \
@@ -115,6 +120,26 @@ prom > "$out/deep.prom"
 t deep-cgroup-shares-cpu bash -c "! grep -q job.service '$out/deep.prom' &&
 	grep -q '^n3telemetry_cgroup_cpus{cgroup=\"shared\",cpus=\"0-1,6-7\",' '$out/deep.prom'"
 rm -rf "$deep"
+# the boundary: with job.service emptied, processes 32 levels down make a
+# container (read, nothing below), 33 levels down none (not read, but a user)
+: > "$cg/new.slice/job.service/cgroup.procs"
+mkdir -p "$deep"
+echo 6 > "$deep/cpuset.cpus.effective"
+d=$deep
+for _ in $(seq 31); do d=$d/d; done
+mkdir -p "$d"
+echo 781 > "$d/cgroup.procs"
+prom > "$out/level32.prom"
+t level-32-read grep -q "^n3telemetry_cgroup_cpus{cgroup=\"${d#"$cg"}\",cgroup_id=\"[0-9]*\",cpus=\"6\"" \
+	"$out/level32.prom"
+: > "$d/cgroup.procs"
+mkdir "$d/d"
+echo 782 > "$d/d/cgroup.procs"
+prom > "$out/level33.prom"
+t level-33-not-read-but-a-user bash -c "! grep -q 'cgroup=\"/deep' '$out/level33.prom' &&
+	grep -q '^n3telemetry_cgroup_cpus{cgroup=\"shared\",cpus=\"0-1,6-7\",' '$out/level33.prom'"
+rm -rf "$deep"
+echo 777 > "$cg/new.slice/job.service/cgroup.procs"
 long=$cg/long.slice/$(printf 'x%.0s' $(seq 200))/$(printf 'y%.0s' $(seq 200))/$(printf 'z%.0s' $(seq 200))
 mkdir -p "$long"
 echo 6 > "$long/cpuset.cpus.effective"

@@ -135,11 +135,14 @@ for p in specs:
     for name, m in json.load(open(p))['metrics'].items():
         values.add('n3telemetry_' + (re.sub(r'_percentage$', '', name) + '_ratio'
                                      if m['units'].startswith('percent') else name))
+# (and a container's value family, the host's with cgroup_: its marker's)
+cg_values = {v.replace('n3telemetry_', 'n3telemetry_cgroup_', 1) for v in values}
 missing = sorted(n for n in names if n not in recorded and n not in exported
-                 and not per_event.match(n) and n not in values)
+                 and not per_event.match(n) and n not in values and n not in cg_values)
 # a value family is read only as a marker: the system's series with composed="1"
 misread = sorted(set(f for f, m in re.findall(r'(?<![\w:"])(n3telemetry_[a-z0-9_]+)(\{[^}]*\})?', lines)
-                     if f in values and not re.fullmatch(r'\{[^}]*cpu="", composed="1"\}', m or '')))
+                     if f in values and not re.fullmatch(r'\{[^}]*cpu="", composed="1"\}', m or '')
+                     or f in cg_values and not re.fullmatch(r'\{[^}]*composed="1"\}', m or '')))
 marks = len(re.findall(r'^\s*- record: instance_model_metric:n3telemetry_composed:group$', rules, re.M))
 # every exported event family is one the rules read
 unread = sorted(n for n in exported if per_event.match(n) and n not in names)

@@ -548,8 +548,10 @@ inject_start
 t container-comes chk wait "n3telemetry_cgroup_cpus{$CTR}" eq 1 120 ||
 	{ sed 's/^/   /' "$out/container.log"; tf | grep cgroup | head -5; }
 t container-shared-pool chk wait 'n3telemetry_cgroup_cpus{cgroup="shared"}' eq 1 60
-# two more files: every value of an interval of whole injections
+# two more files: every value of an interval of whole injections; the
+# container level's rules have a value (two scrapes of its counts)
 sleep 35
+t container-rules-come chk wait "count(cgroup:n3telemetry_backend_bound:ratio{$CTR})" eq 1 90
 chk cgroup "$spec" "$out/cores/neoverse-n3.vec" "$CTR" > "$out/container.txt" || true
 while read -r ok name; do
 	case $ok in ok) record PASS "$name" ;; not) record FAIL "${name#ok }" ;; esac

@@ -279,7 +279,7 @@ def cmd_rules(url, spec):
     return result(f'rules/every-rule-of-{model}-has-a-value ({n} series)', ok)
 
 
-def cgroup_rules(url, model, metrics, raw, names, selector):
+def cgroup_rules(url, model, metrics, raw, names, selector, counts):
     """The container level's rule of each metric (cgroup:) equals Arm's
     formula on the container's own per-counted-second rates (the rates
     group's sample the rule read, or the one before), to within FLOAT_TOL;
@@ -315,6 +315,9 @@ def cgroup_rules(url, model, metrics, raw, names, selector):
             ok = result(f'cgroup-rules/{series}', False,
                         f'got {g!r}, the formula on its rates {wants!r} (rel {errs})')
         else:
+            v = expected(raw, name, counts)
+            print(f'#   {series} = {g!r} (the formula on its rates: rel {min(errs):.1e}; on the '
+                  f'vector {float(v)!r}: rel {abs(g - float(v)) / abs(float(v)) if v else abs(g):.1e})')
             result(f'cgroup-rules/{series}', True)
     return ok
 
@@ -340,7 +343,7 @@ def cmd_cgroup(url, spec, vector, selector):
             ok = result(f'cgroup/{name}', False, f'{fam}: {got}, want {float(want or 0)}')
         else:
             result(f'cgroup/{name}', True)
-    return cgroup_rules(url, model, metrics, raw, l1, selector) and ok
+    return cgroup_rules(url, model, metrics, raw, l1, selector, counts) and ok
 
 
 def panel_exprs(dash):

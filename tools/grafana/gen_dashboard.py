@@ -203,16 +203,18 @@ def build():
             '(Kubernetes\' static CPU manager, systemd AllowedCPUs=, cpuset partitions), '
             'exact sums over their CPUs; shared: the other CPUs together. Needs '
             'n3tel textfile --by-cgroup on the hosts.')
+    # the rankings: containers, not the pools
+    CTR = INST + ', cgroup!~"shared|other"'
     for n, label in L1:
         b.panel('timeseries', f'{label} by container',
                 [t(marked(ratio('cgroup:', n, INST), 'instance', 'cgroup'), '{{shown}}')],
                 w=6, unit='percentunit', desc=desc)
     b.panel('bargauge', 'Top $topn containers: backend bound',
-            [dict(t(marked(f'topk($topn, {ratio("cgroup:", "backend_bound", INST)})',
+            [dict(t(marked(f'topk($topn, {ratio("cgroup:", "backend_bound", CTR)})',
                            'instance', 'cgroup'), '{{shown}}'), instant=True)],
             w=8, unit='percentunit', desc=desc)
     b.panel('bargauge', 'Top $topn containers: frontend bound',
-            [dict(t(marked(f'topk($topn, {ratio("cgroup:", "frontend_bound", INST)})',
+            [dict(t(marked(f'topk($topn, {ratio("cgroup:", "frontend_bound", CTR)})',
                            'instance', 'cgroup'), '{{shown}}'), instant=True)],
             w=8, unit='percentunit', desc=desc)
     b.panel('timeseries', 'CPUs of each container and pool',

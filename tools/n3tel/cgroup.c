@@ -168,9 +168,8 @@ static bool cgroup2_mount(char *buf, size_t n, struct cgroups *out)
 	return false;
 }
 
-/* a cgroup with processes, and the CPUs it may run on */
 /*
- * A cgroup with processes; user_only: one that shares its CPUs with the
+ * A cgroup with processes, and the CPUs it may run on; user_only: one that shares its CPUs with the
  * others but is no container (a path longer than a label holds, or the
  * cgroups below the depth walked, which may have processes)
  */
@@ -224,6 +223,16 @@ static void found(struct walk *w, const char *path, uint64_t id, const uint64_t 
 	memcpy(f->cpus, cpus, sizeof(f->cpus));
 }
 
+/* whether @d, an entry of @dp, is a directory (a cgroup) */
+static bool is_dir(DIR *dp, const struct dirent *d)
+{
+	struct stat st;
+
+	if (d->d_type != DT_UNKNOWN)
+		return d->d_type == DT_DIR;
+	return !fstatat(dirfd(dp), d->d_name, &st, 0) && S_ISDIR(st.st_mode);
+}
+
 /* whether @dir has a directory in it (a cgroup below it) */
 static bool has_subdir(const char *dir)
 {
@@ -232,7 +241,7 @@ static bool has_subdir(const char *dir)
 	bool any = false;
 
 	while (dp && !any && (d = readdir(dp)))
-		any = d->d_name[0] != '.' && d->d_type == DT_DIR;
+		any = d->d_name[0] != '.' && is_dir(dp, d);
 	if (dp)
 		closedir(dp);
 	return any;
@@ -268,8 +277,9 @@ static void walk(struct walk *w, const char *rel, const uint64_t *parent, int de
 			continue;
 		if ((size_t)snprintf(child, sizeof(child), "%s/%s", rel, d->d_name) >=
 		    sizeof(child) - 64) {
-			/* not even a file name: whatever is there may use @parent */
-			found(w, NULL, 0, parent);
+			/* not even a file name: a cgroup there may use @parent */
+			if (is_dir(dp, d))
+				found(w, NULL, 0, parent);
 			continue;
 		}
 		/* longer than a label holds: a user, no container */
@@ -285,7 +295,7 @@ static void walk(struct walk *w, const char *rel, const uint64_t *parent, int de
 		snprintf(file, sizeof(file), "%s%s", w->root, child);
 		if (has_procs(file))
 			found(w, named ? child : NULL, st.st_ino, cpus);
-		if (depth < MAX_DEPTH)
+		if (depth + 1 < MAX_DEPTH)
 			walk(w, child, cpus, depth + 1);
 		else if (has_subdir(file))
 			found(w, NULL, 0, cpus);	/* cgroups below, not walked */

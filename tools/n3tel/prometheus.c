@@ -378,10 +378,14 @@ static bool want_cgroup_metric(const struct selection *sel, const struct model *
 	return false;
 }
 
-/* n3telemetry_<rest> becomes n3telemetry_cgroup_<rest> (names are short) */
-static void cgroup_family(char *name)
+/* n3telemetry_<rest> becomes n3telemetry_cgroup_<rest> in @name (@size bytes) */
+static void cgroup_family(char *name, size_t size)
 {
-	memmove(name + 19, name + 12, strlen(name + 12) + 1);
+	size_t len = strlen(name);
+
+	if (len < 12 || len + 7 >= size)
+		die("internal: family %s too long for a container's", name);
+	memmove(name + 19, name + 12, len - 12 + 1);
 	memcpy(name + 12, "cgroup_", 7);
 }
 
@@ -436,7 +440,7 @@ static void export_cgroup_events(FILE *o, struct tree *t, const struct selection
 
 			prom_event_name(name, sizeof(name), names[k],
 					ns ? "_counted_seconds_total" : "_total");
-			cgroup_family(name);
+			cgroup_family(name, sizeof(name));
 			for (int i = 0; i < cgs->nr; i++) {
 				const struct cgroup *c = &cgs->cg[i];
 				const struct model *md = view_model(t, &c->v);
@@ -529,7 +533,7 @@ static bool export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
 			if (m < 0 || !want_cgroup_metric(sel, md, m))
 				continue;
 			prom_name(name, sizeof(name), &md->metric[m]);
-			cgroup_family(name);
+			cgroup_family(name, sizeof(name));
 			if (!head) {
 				snprintf(help, sizeof(help),
 					 "%s (%s%s) of a container's or pool's CPUs together over their latest interval; NaN when undefined.",

@@ -46,8 +46,12 @@ labels cgroup, cgroup_id, cpus and, when its path has them, pod_uid,
 container_id or unit.  The cgroup level computes every metric from them
 as the instance level does from the host's (cgroup:n3telemetry_..., one
 series per container, its host's slot count); a container's result takes
-composed="1" where its host's system value has it.  A container whose
-cpuset changes is a new series (its cpus label), never a counter reset.
+composed="1" where its own value series has it
+(cgroup_metric:n3telemetry_composed:group, as the host's marker).  A
+container whose cpuset changes is a new series (its cpus label), never a
+counter reset; a container's rates are kept only while its
+n3telemetry_cgroup_cpus is exported, so one gone, or its old cpuset, leaves
+no result behind for the window's 5 minutes.
 
 Formulas are parsed by tools/models/formulas.py, the parser the table
 generator uses too.  The translation is checked here before anything is
@@ -92,6 +96,8 @@ CG_COUNT = f'cgroup_event:n3telemetry_event_count:rate{WINDOW}'
 CG_COUNTED = f'cgroup_event:n3telemetry_event_counted_seconds:rate{WINDOW}'
 CG_RATE = f'cgroup_event:n3telemetry_events_per_counted_second:rate{WINDOW}'
 CG_SLOT_RATE = f'cgroup:n3telemetry_slots_per_counted_second:rate{WINDOW}'
+CG_LIVE = 'n3telemetry_cgroup_cpus'	# exported while the container is there
+CG_MARK = 'cgroup_metric:n3telemetry_composed:group'
 CYCLES = formulas.CYCLES
 
 
@@ -135,10 +141,12 @@ class Level:
     """One aggregation level: the rate series its formulas read (the
     fleet's: its record's own, split by composed), the labels an operation
     between two of them ignores, and how a result is marked composed."""
-    def __init__(self, name, prefix, rate, slot_rate, split):
+    def __init__(self, name, prefix, rate, slot_rate, split, mark_on='instance, model',
+                 marker=COMPOSED_MARK):
         self.name, self.prefix, self.rate, self.slot_rate = name, prefix, rate, slot_rate
         self.split = split		# the rates carry the record (metric) and composed
         self.ignoring = 'event, metric' if split else 'event'
+        self.mark_on, self.marker = mark_on, marker
 
     def metric(self, rec):
         return f', metric="{rec}"' if self.split else ''
@@ -150,19 +158,19 @@ class Level:
         return f'{self.slot_rate}{{{sel(models)}{self.metric(rec)}}}'
 
     def mark(self, lines, rec):
-        """The host's result, and its containers', take composed="1"
-        from the host's marker; the fleet's rates have it already."""
+        """The host's result takes composed="1" from its marker, a
+        container's from its own; the fleet's rates have it already."""
         if self.split:
             return lines
         return ['('] + ['  ' + ln for ln in lines] + [
             ')',
-            f'* on (instance, model) group_left ({COMPOSED})',
-            f'  {COMPOSED_MARK}{{metric="{rec}"}}']
+            f'* on ({self.mark_on}) group_left ({COMPOSED})',
+            f'  {self.marker}{{metric="{rec}"}}']
 
 
 LEVELS = [Level('instance', 'instance:', INST_RATE, INST_SLOT_RATE, False),
           Level('fleet', ':', FLEET_SPLIT_RATE, FLEET_SPLIT_SLOT_RATE, True),
-          Level('cgroup', 'cgroup:', CG_RATE, CG_SLOT_RATE, False)]
+          Level('cgroup', 'cgroup:', CG_RATE, CG_SLOT_RATE, False, CG_LABELS, CG_MARK)]
 
 
 def rates_group(events):
@@ -197,8 +205,11 @@ def rates_group(events):
     for series, rec in ((cg_count_series, CG_COUNT), (cg_counted_series, CG_COUNTED)):
         for e in sorted(events):
             out.append((rec, f'sum by ({CG_LABELS}) (rate({series(e)}[{w}]))', {'event': e}))
+    # only while the container is there: a rate() over the window would
+    # keep one gone (or whose cpuset changed: a new series) for 5 minutes
+    live = 'instance, model, cgroup, cgroup_id, cpus'
     out += [
-        (CG_RATE, f'{CG_COUNT}\n/ ({CG_COUNTED} > 0)'),
+        (CG_RATE, f'{CG_COUNT}\n/ ({CG_COUNTED} > 0)\nand on ({live}) {CG_LIVE}'),
         (CG_SLOT_RATE,
          f'sum without (event) ({CG_RATE}{{event="{CYCLES}"}})\n'
          f'* on (instance, model) group_left {INST_SLOTS}'),
@@ -224,6 +235,13 @@ def composed_rules(order):
                     f'group by (instance, model, {COMPOSED}) ({src})\n'
                     f'or on (instance, model)\n'
                     f'group by (instance, model) ({INST_COUNTED}{{{sel(models)}}})', label))
+        # a container's, from its own value series (n3telemetry_cgroup_...)
+        src = ' or '.join(f'{v.replace("n3telemetry_", "n3telemetry_cgroup_", 1)}'
+                          f'{{{sel(models)}, {COMPOSED}="1"}}' for v in values)
+        out.append((CG_MARK,
+                    f'group by ({CG_LABELS}, {COMPOSED}) ({src})\n'
+                    f'or on ({CG_LABELS})\n'
+                    f'group by ({CG_LABELS}) ({CG_COUNTED}{{{sel(models)}}})', label))
 
         def split(series, matchers, by):
             return (f'sum by ({by}) (\n'
