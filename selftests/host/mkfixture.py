@@ -35,6 +35,7 @@ with the group ages), malformed,
 missing-file, no-snapshot, and the
 snapshot errors bad-magic, swapped (the other byte order), bad-version,
 bad-sizes, truncated, bad-names, bad-model-index, too-many-metrics."""
+import json
 import os
 import re
 import struct
@@ -412,6 +413,13 @@ def sum_values(lst):
     return out
 
 
+def sum_counts(lst, e):
+    """the module's cumulative count and counted ns of event @e summed over
+    the CPUs @lst (the first model's)"""
+    cs = [first.counts(c, e) for c in sorted(cpu_set(lst))]
+    return sum(c for c, _ in cs), sum(n for _, n in cs)
+
+
 def sum_record(lst):
     """sums/<lst>: the CPUs summed (those that published), 0, the record"""
     m = first
@@ -427,8 +435,11 @@ def sum_record(lst):
     data = struct.pack('=II', live, 0)
     data += struct.pack('=IIQQQ6I2Q2Q', 0xffffffff, 1, 42, 84000000000, 1000000000, 1, 0,
                         0, len(m.events), len(m.metrics), 0, *valid, 0, 0)
-    data += struct.pack(f'={MAX}q', *vals) + struct.pack(f'={MAX}Q', *([0] * MAX)) * 2 + \
-        struct.pack('=Q', 0)
+    cnt, ns = [0] * MAX, [0] * MAX
+    for i, e in enumerate(m.events):
+        cnt[i], ns[i] = sum_counts(lst, e)
+    data += struct.pack(f'={MAX}q', *vals) + struct.pack(f'={MAX}Q', *cnt) + \
+        struct.pack(f'={MAX}Q', *ns) + struct.pack('=Q', 0)
     gseq, gend = [0] * 32, [0] * 32
     for g in m.default:
         gseq[g], gend[g] = 42, 84000000000
@@ -457,12 +468,15 @@ def cgroup_tree():
             f.write(sum_record(lst))
     # the series n3tel exports for the containers, level 1 (the first group)
     m = first
+    with open(os.path.join(ref, m.name + '.json')) as f:
+        arm = json.load(f)['metrics']
+    l1_events = {e for x in m.groups[0][2] for e in arm[x]['events']}
     for name, expect in (('cgroup-expect.prom', CG_EXPECT), ('cgroup-expect-max1.prom',
                                                               CG_EXPECT_MAX1)):
         out = []
         for path, lst, labels in expect:
             ino = os.stat(os.path.join(base, path.lstrip('/'))).st_ino if path[0] == '/' else 0
-            lab = f'cgroup="{path}"' + (f',cgroup_id="{ino}"' if ino else '')
+            lab = f'cgroup="{path}"' + (f',cgroup_id="{ino}"' if ino else '') + f',cpus="{lst}"'
             for k in ('pod_uid', 'container_id', 'unit'):
                 if k in labels:
                     lab += f',{k}="{labels[k]}"'
@@ -484,8 +498,15 @@ def cgroup_tree():
                 else:
                     txt = f'{v // 10 ** 6}.{v % 10 ** 6:06d}'
                 out.append(f'{fam}{{{lab}' + (',composed="1"' if c else '') + f'}} {txt}')
+            # the cumulative counts of the events those metrics read (Arm's lists)
+            for e in sorted(l1_events):
+                c, n = sum_counts(lst, e)
+                fam = 'n3telemetry_cgroup_event_' + e.lower()
+                out.append(f'{fam}_total{{{lab}}} {c}')
+                out.append(f'{fam}_counted_seconds_total{{{lab}}} {n // 10 ** 9}.{n % 10 ** 9:09d}')
         past = 2 if expect is CG_EXPECT_MAX1 else 0
         out.append(f'n3telemetry_cgroups_past_limit {past}')
+        out.append('n3telemetry_cgroups_error 0')
         put(name, '\n'.join(sorted(out)) + '\n')
 
 

@@ -245,6 +245,17 @@ gold top-composed sh -c "'$N3TEL' --sysfs '$out/composed' top --iterations 1 | s
 gold export-prometheus-composed "$N3TEL" --sysfs "$out/composed" export --format prometheus --scope all
 gold export-json-composed "$N3TEL" --sysfs "$out/composed" export --format json --scope all
 gold export-csv-composed "$N3TEL" --sysfs "$out/composed" export --format csv --scope all
+# diagnose's JSON lists, per step and next group, the values that are
+# composed (mkfixture.py's COMPOSED), as its text marks them ~
+"$N3TEL" --sysfs "$out/composed" diagnose --cpu 0 --format json > "$out/diagnose-composed.json" 2>&1
+t diagnose-json-composed python3 - "$out/diagnose-composed.json" <<'PY'
+import json, sys
+composed = {'frontend_bound', 'bad_speculation', 'retiring', 'ipc', 'll_cache_read_hit_ratio'}
+d = json.load(open(sys.argv[1]))[0]
+parts = d['steps'] + [g for g in d['next'] if g['collected']]
+bad = [p for p in parts if p['composed'] != [m for m in p['values'] if m in composed]]
+sys.exit(bad or not any(p['composed'] for p in parts))
+PY
 # the text files and the snapshot give the same outputs (JSON: but "source")
 same() {	# same TREE CMD...: --text and --snapshot outputs are identical
 	local tree=$1

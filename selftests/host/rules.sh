@@ -94,11 +94,27 @@ t rules-promtool-check quiet promtool check rules "$prom/n3telemetry.rules.yml"
 t rules-promtool-test-models quiet sh -c "cd '$prom' && promtool test rules n3telemetry.rules.models.test.yml"
 t rules-promtool-test-hand quiet sh -c "cd '$prom' && promtool test rules n3telemetry.rules.test.yml"
 
+# a host with containers: n3tel --by-cgroup on the cgroup fixture
+# (mkfixture.py), whose families the rules and the dashboard read too
+cgprom=()
+if [ -r "${specs[0]}" ]; then
+	make -s -C "$top/tools/n3tel" n3tel > "$tmp/n3tel-build.log" 2>&1 &&
+	N3T_ARM_TELEMETRY=$specdir python3 "$top/selftests/host/mkfixture.py" --cpus 8 \
+		"$tmp/fx" cgroup > "$tmp/fx.log" 2>&1 &&
+	"$top/tools/n3tel/n3tel" --sysfs "$tmp/fx" export --format prometheus --by-cgroup \
+		--cgroup-root "$tmp/fx/cgroup" --max-series 10000 > "$tmp/by-cgroup.prom" &&
+	grep -q '^n3telemetry_cgroup_event_cpu_cycles_total{' "$tmp/by-cgroup.prom" &&
+	cgprom=("$tmp/by-cgroup.prom")
+	t rules-by-cgroup-export test ${#cgprom[@]} = 1
+fi
+
 # the rules read only series n3tel exports (every golden export: one model,
-# a mixed host, per-CPU scopes, composed values), the per-event families by
-# their pattern; a metric's value family (n3tel's name of a description's
+# a mixed host, per-CPU scopes, composed values), the per-event families
+# (the host's and, with --by-cgroup, the containers') by their pattern
+# (and every one exported is read); a metric's value family (n3tel's name of a description's
 # metric) only as the marker of its composed system series, never its value
-t rules-inputs python3 - "$prom/n3telemetry.rules.yml" "$top"/selftests/host/golden/export-prometheus* -- "${specs[@]}" <<'PY'
+t rules-inputs python3 - "$prom/n3telemetry.rules.yml" "$top"/selftests/host/golden/export-prometheus* \
+	"${cgprom[@]}" -- "${specs[@]}" <<'PY'
 import json, os, re, sys
 args = sys.argv[1:]
 sep = args.index('--')
@@ -112,18 +128,21 @@ lines = ''.join(l for l in re.findall(r'^ {10}.*\n', rules, re.M)
                 if not re.match(r' {10}(event|metric): ', l))
 body = re.sub(r'"[^"]*"', '', lines)
 names = set(re.findall(r'(?<![\w:])([a-z_]*:[a-z0-9_:]+|n3telemetry_[a-z0-9_]+)', body))
-per_event = re.compile(r'n3telemetry_event_[a-z0-9_]+?(_counted_seconds)?_total$')
+per_event = re.compile(r'n3telemetry_(cgroup_)?event_[a-z0-9_]+?(_counted_seconds)?_total$')
 # n3tel's value family of each metric: percentages as ..._ratio
 values = set()
 for p in specs:
     for name, m in json.load(open(p))['metrics'].items():
         values.add('n3telemetry_' + (re.sub(r'_percentage$', '', name) + '_ratio'
                                      if m['units'].startswith('percent') else name))
+# (and a container's value family, the host's with cgroup_: its marker's)
+cg_values = {v.replace('n3telemetry_', 'n3telemetry_cgroup_', 1) for v in values}
 missing = sorted(n for n in names if n not in recorded and n not in exported
-                 and not per_event.match(n) and n not in values)
+                 and not per_event.match(n) and n not in values and n not in cg_values)
 # a value family is read only as a marker: the system's series with composed="1"
 misread = sorted(set(f for f, m in re.findall(r'(?<![\w:"])(n3telemetry_[a-z0-9_]+)(\{[^}]*\})?', lines)
-                     if f in values and not re.fullmatch(r'\{[^}]*cpu="", composed="1"\}', m or '')))
+                     if f in values and not re.fullmatch(r'\{[^}]*cpu="", composed="1"\}', m or '')
+                     or f in cg_values and not re.fullmatch(r'\{[^}]*composed="1"\}', m or '')))
 marks = len(re.findall(r'^\s*- record: instance_model_metric:n3telemetry_composed:group$', rules, re.M))
 # every exported event family is one the rules read
 unread = sorted(n for n in exported if per_event.match(n) and n not in names)
@@ -132,7 +151,9 @@ needs = {'n3telemetry_slots'}
 labels = set(re.findall(r'^n3telemetry_slots\{[^}]*model="([^"]+)"', prom, re.M))
 sel = set(m for s in re.findall(r'model=~?"([^"]+)"', rules) for m in s.split('|'))
 # the golden composed export's value families are among those computed
-comp = set(re.findall(r'^(n3telemetry_[a-z0-9_]+)\{[^}]*composed="1"', prom, re.M))
+# (a container's value family is the host's with cgroup_ after n3telemetry_)
+comp = set(re.sub(r'^n3telemetry_cgroup_', 'n3telemetry_', f) for f in
+           re.findall(r'^(n3telemetry_[a-z0-9_]+)\{[^}]*composed="1"', prom, re.M))
 if missing or unread or misread or not needs <= exported or not labels or not labels <= sel \
         or not comp or (specs and not comp <= values) \
         or marks != len(re.findall(r'^\s*- record: instance:', rules, re.M)):
@@ -154,7 +175,7 @@ else
 	nok dashboard-no-drift
 fi
 t dashboard-series python3 - "$dash/n3telemetry-dashboard.json" "$prom/n3telemetry.rules.yml" \
-	"$top"/selftests/host/golden/export-prometheus* <<'PY'
+	"$top"/selftests/host/golden/export-prometheus* "${cgprom[@]}" <<'PY'
 import json, re, sys
 dash, rules = sys.argv[1:3]
 known = set(re.findall(r'^\s*- record: (\S+)', open(rules).read(), re.M))

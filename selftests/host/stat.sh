@@ -112,6 +112,18 @@ print(0 if got == want and j['exit_status'] == 0 and j['cpus'] == '0' else 1)
 PY
 t stat-json-values-are-the-csvs test "$(tail -1 "$out/json-vs-csv")" = 0
 
+# an argument with a quote, a backslash and a byte that is no UTF-8: JSON
+# escapes the first two and gives the byte as U+FFFD (it parses as UTF-8)
+fx=$out/oddarg
+N3T_ARM_TELEMETRY=$ref python3 "$top/selftests/host/mkfixture.py" "$fx" stat neoverse-n3
+"$N3TEL" --sysfs "$fx" stat --cpu 0 --format json --output "$out/odd.json" -- \
+	sh -c 'cp "$1" "$2"' "$(printf 'x\377"y\\')" "$fx/snapshot.after" "$fx/snapshot" 2> /dev/null
+t stat-json-odd-argument python3 - "$out/odd.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1], encoding='utf-8'))
+sys.exit(j['command'][3] != 'x\ufffd"y\\')
+PY
+
 # a CPU list with a comma: the CSV quotes the label, every row 8 fields
 run_stat comma neoverse-n3 --cpu 0,2 --format csv --output "$out/comma.csv"
 t stat-csv-quotes-a-comma python3 -c "

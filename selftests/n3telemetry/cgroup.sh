@@ -123,12 +123,38 @@ n3tel export --format prometheus --by-cgroup > /tmp/cg.prom 2> /tmp/cg.err
 check export-exits-0 test -s /tmp/cg.prom
 ID1=$(stat -c %i "$CG/system.slice/bench.service")
 ID2=$(stat -c %i "$CG/$CTR")
-check unit-labels grep -qx "n3telemetry_cgroup_cpus{cgroup=\"/system.slice/bench.service\",cgroup_id=\"$ID1\",unit=\"bench.service\",model=\"neoverse-n3\"} 1" /tmp/cg.prom
-check pod-labels grep -qx "n3telemetry_cgroup_cpus{cgroup=\"/$CTR\",cgroup_id=\"$ID2\",pod_uid=\"$POD\",container_id=\"$HEX\",model=\"neoverse-n3\"} 1" /tmp/cg.prom
-check shared-pool grep -qx 'n3telemetry_cgroup_cpus{cgroup="shared",model="neoverse-n3"} 2' /tmp/cg.prom
+check unit-labels grep -qx "n3telemetry_cgroup_cpus{cgroup=\"/system.slice/bench.service\",cgroup_id=\"$ID1\",cpus=\"1\",unit=\"bench.service\",model=\"neoverse-n3\"} 1" /tmp/cg.prom
+check pod-labels grep -qx "n3telemetry_cgroup_cpus{cgroup=\"/$CTR\",cgroup_id=\"$ID2\",cpus=\"2\",pod_uid=\"$POD\",container_id=\"$HEX\",model=\"neoverse-n3\"} 1" /tmp/cg.prom
+check shared-pool grep -qx 'n3telemetry_cgroup_cpus{cgroup="shared",cpus="0,3",model="neoverse-n3"} 2' /tmp/cg.prom
 check unit-backend-bound-number grep -Eq "^n3telemetry_cgroup_backend_bound_ratio\\{cgroup=\"/system.slice/bench.service\",.*\\} 0\\.[0-9]{8}\$" /tmp/cg.prom
 check level-1-only-by-default sh -c "! grep -q '^n3telemetry_cgroup_ipc' /tmp/cg.prom"
+check cgroups-read grep -qx "n3telemetry_cgroups_error 0" /tmp/cg.prom
 check host-series-still-there grep -qx 'n3telemetry_up 1' /tmp/cg.prom
+# the containers' cumulative counts (the rules' input): the module's sum
+# over their CPUs is each CPU's own count added (n3tel's per-CPU series)
+n3tel export --format prometheus --by-cgroup --scope all --max-series 100000 > /tmp/cg-all.prom
+# count FAMILY MATCH: the sum of the samples of FAMILY whose labels MATCH,
+# in its last unit (seconds with 9 decimals as nanoseconds: whole numbers
+# below 2^53, which awk adds exactly)
+count() {
+	awk -v f="$1" -v m="$2" 'index($1, f "{") == 1 && $1 ~ m { v = $2; sub(/\./, "", v); s += v; n++ }
+		END { if (n) printf "%.0f\n", s; else print "none" }' /tmp/cg-all.prom
+}
+# same NAME A B: A equals B, and is there ("none": no such series)
+same() {
+	expect_eq "$1" "$2" "$3"
+	expect_eq "$1-there" yes "$([ "$2" != none ] && echo yes || echo no)"
+}
+for _e in cpu_cycles stall_slot_backend; do
+	for _k in _total _counted_seconds_total; do
+		same "unit-$_e$_k" "$(count "n3telemetry_event_$_e$_k" 'cpu="1"')" \
+			"$(count "n3telemetry_cgroup_event_$_e$_k" 'cgroup="/system.slice/bench.service"')"
+		same "shared-$_e$_k" "$(count "n3telemetry_event_$_e$_k" 'cpu="[03]"')" \
+			"$(count "n3telemetry_cgroup_event_$_e$_k" 'cgroup="shared"')"
+	done
+done
+_c=$(count n3telemetry_cgroup_event_cpu_cycles_total 'cgroup="shared"')
+check counts-nonzero test "$_c" != 0
 
 # one container on two CPUs: the sum of both, neither alone
 remove system.slice/bench.service
@@ -143,7 +169,7 @@ container share/a 3
 container share/b 3
 n3tel export --format prometheus --by-cgroup > /tmp/cg.prom 2> /tmp/cg.err
 check shared-cpu-no-container sh -c "! grep -q 'cgroup=\"/share' /tmp/cg.prom &&
-	grep -qx 'n3telemetry_cgroup_cpus{cgroup=\"shared\",model=\"neoverse-n3\"} 4' /tmp/cg.prom"
+	grep -qx 'n3telemetry_cgroup_cpus{cgroup=\"shared\",cpus=\"0-3\",model=\"neoverse-n3\"} 4' /tmp/cg.prom"
 remove share/a
 remove share/b
 
@@ -168,7 +194,7 @@ container new.slice/job.service 3
 ID3=$(stat -c %i "$CG/new.slice/job.service")
 check textfile-container-comes wait_for comes "cgroup=\"/new.slice/job.service\",cgroup_id=\"$ID3\""
 remove new.slice/job.service
-check textfile-container-goes wait_for goes -x 'n3telemetry_cgroup_cpus{cgroup="shared",model="neoverse-n3"} 4'
+check textfile-container-goes wait_for goes -x 'n3telemetry_cgroup_cpus{cgroup="shared",cpus="0-3",model="neoverse-n3"} 4'
 check textfile-no-stale-series sh -c "! grep -q job.service /tmp/tf/n3telemetry.prom"
 container new.slice/job.service 3
 ID4=$(stat -c %i "$CG/new.slice/job.service")

@@ -18,7 +18,8 @@ usage: e2e_check.py URL COMMAND ...
                                selector names (n3telemetry_cgroup_* families)
                                against Arm's formula on VECTOR, exact to the
                                module's fixed point (1e-6 of the unit)
-  dashboard JSON               every panel has a unit, and every query of every
+  dashboard JSON [--row|--skip-row TITLE]
+                               every panel has a unit, and every query of every
                                panel (variables: every instance and model,
                                topn 10) parses and returns a finite value
 Prints "ok NAME" / "not ok NAME" lines (and why, after '#').  With
@@ -278,10 +279,54 @@ def cmd_rules(url, spec):
     return result(f'rules/every-rule-of-{model}-has-a-value ({n} series)', ok)
 
 
+def cgroup_rules(url, model, metrics, raw, names, selector, counts):
+    """The container level's rule of each metric (cgroup:) equals Arm's
+    formula on the container's own per-counted-second rates (the rates
+    group's sample the rule read, or the one before), to within FLOAT_TOL;
+    how far from the formula on the vector is printed (TIME_TOL's skew)."""
+    ok = True
+    rate = f'cgroup_event:n3telemetry_events_per_counted_second:rate5m{{{selector}, model="{model}"}}'
+    for name in names:
+        series = 'cgroup:' + metrics[name][0]
+        sel = f'{series}{{{selector}, model="{model}"}}'
+        got = query(url, sel)
+        at = query(url, f'timestamp({sel})')
+        wants, why = [], 'no sample'
+        ts = query(url, f'max(timestamp({rate}))', at[0][1]) if len(at) == 1 else []
+        for t in ([ts[0][1], f'{ts[0][1] - 0.001:.3f}'] if ts else []):
+            r = {m['event']: v for m, v in query(url, rate, t)}
+            try:
+                w = expected(raw, name, {e: Fraction(v) for e, v in r.items()})
+            except KeyError as e:
+                why = f'no rate of {e}'
+            except ValueError:
+                why = 'a rate is not a number'
+            else:
+                if w is None:
+                    why = 'the formula divides by zero'
+                else:
+                    wants.append(float(w))
+        if len(got) != 1 or not wants:
+            ok = result(f'cgroup-rules/{series}', False, f'{len(got)} samples; {why}')
+            continue
+        g = got[0][1]
+        errs = [abs(g - w) / abs(w) if w else abs(g) for w in wants]
+        if not (math.isfinite(g) and min(errs) <= FLOAT_TOL):
+            ok = result(f'cgroup-rules/{series}', False,
+                        f'got {g!r}, the formula on its rates {wants!r} (rel {errs})')
+        else:
+            v = expected(raw, name, counts)
+            print(f'#   {series} = {g!r} (the formula on its rates: rel {min(errs):.1e}; on the '
+                  f'vector {float(v)!r}: rel {abs(g - float(v)) / abs(float(v)) if v else abs(g):.1e})')
+            result(f'cgroup-rules/{series}', True)
+    return ok
+
+
 def cmd_cgroup(url, spec, vector, selector):
     """The container's CPUs counted whole injections of VECTOR in each
     interval (one set: every event in every slice), so its level-1 values
-    are the formula on VECTOR, truncated to the module's fixed point."""
+    are the formula on VECTOR, truncated to the module's fixed point; and
+    its recording rules (cgroup:) the formula on its rates."""
     model, slots, metrics, raw = metrics_of(spec)
     counts = {k: Fraction(int(v)) for k, v in
               (kv.split('=') for kv in open(vector).read().split())}
@@ -298,23 +343,32 @@ def cmd_cgroup(url, spec, vector, selector):
             ok = result(f'cgroup/{name}', False, f'{fam}: {got}, want {float(want or 0)}')
         else:
             result(f'cgroup/{name}', True)
-    return ok
+    return cgroup_rules(url, model, metrics, raw, l1, selector, counts) and ok
 
 
 def panel_exprs(dash):
+    """(panel, its queries, the title of the row it is in)"""
+    row = ''
     for p in dash['panels']:
+        if p.get('type') == 'row':
+            row = p.get('title', '')
         for sub in [p] + p.get('panels', []):
             if sub.get('type') == 'row':
                 continue
-            yield sub, [t['expr'] for t in sub.get('targets', [])]
+            yield sub, [t['expr'] for t in sub.get('targets', [])], row
 
 
-def cmd_dashboard(url, path):
+def cmd_dashboard(url, path, how='all', row=''):
+    """Every panel's queries answer, with finite values; with --row TEXT
+    only the panels of rows whose title starts with TEXT, with --skip-row
+    TEXT the others."""
     dash = json.load(open(path))
     subst = {'$instance': '.*', '$model': '.*', '$topn': '10'}
     ok = True
     npanels = nq = 0
-    for p, exprs in panel_exprs(dash):
+    for p, exprs, in_row in panel_exprs(dash):
+        if how != 'all' and (how == '--row') != in_row.startswith(row):
+            continue
         npanels += 1
         title = p.get('title', '?')
         if not p.get('fieldConfig', {}).get('defaults', {}).get('unit'):
@@ -338,7 +392,9 @@ def cmd_dashboard(url, path):
                 ok = result(f'dashboard/query: {title}', False, f'{q}\n{err}')
             elif not got or not all(math.isfinite(v) for _, v in got):
                 ok = result(f'dashboard/query: {title}', False, f'{q}\nreturned {got[:4]}')
-    return result(f'dashboard/{npanels}-panels-{nq}-queries-answer-with-units', ok)
+    part = '' if how == 'all' else f'{"" if how == "--row" else "not-"}{row.split()[0].lower()}-'
+    return result(f'dashboard/{part}{npanels}-panels-{nq}-queries-answer-with-units',
+                  ok and npanels > 0)
 
 
 def main():

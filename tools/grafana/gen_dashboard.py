@@ -5,8 +5,9 @@
 usage: gen_dashboard.py [-o OUT.json]
 
 Panels read the recording rules (tools/prometheus/n3telemetry.rules.yml:
-instance: and fleet : series, computed from each host's system aggregate)
-and, for the per-CPU heatmaps, the per-CPU gauges n3tel exports with
+instance: and fleet : series, computed from each host's system aggregate,
+and cgroup: series, from the containers' sums n3tel exports with
+--by-cgroup) and, for the per-CPU heatmaps, the per-CPU gauges n3tel exports with
 --scope cpu or --scope all.  Variables: datasource, instance and model
 (multi-select, "All" matches every value), and topn for the fleet rankings.
 A composed series (composed="1": the host's PMU cannot count the metric's
@@ -197,6 +198,30 @@ def build():
     b.panel('timeseries', 'Branch mix and mispredictions (fleet)', fleet(ratio, BRANCH_RATIO),
             w=8, unit='percentunit')
 
+    b.row('Containers (n3tel textfile --by-cgroup)')
+    desc = ('Containers: cgroups whose CPUs no other cgroup with processes may use '
+            '(Kubernetes\' static CPU manager, systemd AllowedCPUs=, cpuset partitions), '
+            'exact sums over their CPUs; shared: the other CPUs together. Needs '
+            'n3tel textfile --by-cgroup on the hosts.')
+    # the rankings: containers, not the pools
+    CTR = INST + ', cgroup!~"shared|other"'
+    for n, label in L1:
+        b.panel('timeseries', f'{label} by container',
+                [t(marked(ratio('cgroup:', n, INST), 'instance', 'cgroup'), '{{shown}}')],
+                w=6, unit='percentunit', desc=desc)
+    b.panel('bargauge', 'Top $topn containers: backend bound',
+            [dict(t(marked(f'topk($topn, {ratio("cgroup:", "backend_bound", CTR)})',
+                           'instance', 'cgroup'), '{{shown}}'), instant=True)],
+            w=8, unit='percentunit', desc=desc)
+    b.panel('bargauge', 'Top $topn containers: frontend bound',
+            [dict(t(marked(f'topk($topn, {ratio("cgroup:", "frontend_bound", CTR)})',
+                           'instance', 'cgroup'), '{{shown}}'), instant=True)],
+            w=8, unit='percentunit', desc=desc)
+    b.panel('timeseries', 'CPUs of each container and pool',
+            [t(f'sum by (instance, cgroup) (n3telemetry_cgroup_cpus{{{INST}}})',
+               '{{instance}} {{cgroup}}')], w=8, unit='suffix: CPUs', composed=False,
+            desc='How many CPUs each container has to itself, and the shared pool.')
+
     b.row('Collection health')
     b.panel('timeseries', 'Exporter up and counters readable',
             [t(f'min by (instance) (n3telemetry_up{{instance=~"$instance"}})', 'up {{instance}}'),
@@ -230,7 +255,7 @@ def build():
         'title': 'n3telemetry: Neoverse topdown',
         'uid': 'n3telemetry',
         'schemaVersion': 39,
-        'version': 4,
+        'version': 5,
         'time': {'from': 'now-6h', 'to': 'now'},
         'refresh': '1m',
         'tags': ['n3telemetry', 'arm', 'topdown'],

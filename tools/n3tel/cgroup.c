@@ -32,6 +32,29 @@
 
 #define MAX_DEPTH	32
 
+/* the last error said (warn_cgroups()); "" after a reading that worked */
+static char said[sizeof(((struct cgroups *)0)->error)];
+
+void warn_cgroups(const struct cgroups *c)
+{
+	if (!strcmp(said, c->error))
+		return;
+	snprintf(said, sizeof(said), "%s", c->error);
+	fprintf(stderr, "%s: --by-cgroup: %s\n", prog, c->error);
+}
+
+/* the first error of a reading, in @out->error; what went on is dropped */
+static void __attribute__((format(printf, 2, 3))) fail(struct cgroups *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (out->error[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out->error, sizeof(out->error), fmt, ap);
+	va_end(ap);
+}
+
 static void set_cpu(uint64_t *m, int c)
 {
 	m[c / 64] |= 1ULL << (c % 64);
@@ -103,13 +126,15 @@ static int count_cpus(const uint64_t *m)
 	return n;
 }
 
-/* where cgroup2 is mounted (/proc/self/mountinfo), into @buf */
-static void cgroup2_mount(char *buf, size_t n)
+/* where cgroup2 is mounted (/proc/self/mountinfo), into @buf; false if nowhere */
+static bool cgroup2_mount(char *buf, size_t n, struct cgroups *out)
 {
 	char *text = slurp("/proc/self/mountinfo", NULL), *p = text, *line;
 
-	if (!text)
-		die("cannot read /proc/self/mountinfo: %s", strerror(errno));
+	if (!text) {
+		fail(out, "cannot read /proc/self/mountinfo: %s", strerror(errno));
+		return false;
+	}
 	while ((line = next_line(&p))) {
 		char *sep = strstr(line, " - "), *f[5], *save = NULL;
 		int k = 0;
@@ -136,23 +161,30 @@ static void cgroup2_mount(char *buf, size_t n)
 		}
 		buf[o] = 0;
 		free(text);
-		return;
+		return true;
 	}
 	free(text);
-	die("no cgroup v2 hierarchy is mounted (see /proc/self/mountinfo): --by-cgroup reads cgroup v2 only");
+	fail(out, "no cgroup v2 hierarchy is mounted (see /proc/self/mountinfo): --by-cgroup reads cgroup v2 only");
+	return false;
 }
 
-/* a cgroup with processes, and the CPUs it may run on */
+/*
+ * A cgroup with processes, and the CPUs it may run on; user_only: one that shares its CPUs with the
+ * others but is no container (a path longer than a label holds, or the
+ * cgroups below the depth walked, which may have processes)
+ */
 struct found {
 	uint64_t id;
 	char path[512];
 	uint64_t cpus[CPU_WORDS];
+	bool user_only;
 };
 
 struct walk {
 	const char *root;
 	struct found *f;
 	int nr, cap;
+	struct cgroups *out;		/* its error ends the walk */
 };
 
 /* whether the cgroup at @dir has processes of its own; a gone one has none */
@@ -172,7 +204,55 @@ static bool has_procs(const char *dir)
 	return any;
 }
 
-/* the cgroups below @rel (relative to w->root, "" for the root) */
+/* one more cgroup found: @path (NULL: a user only), @id, its @cpus */
+static void found(struct walk *w, const char *path, uint64_t id, const uint64_t *cpus)
+{
+	struct found *f;
+
+	if (w->nr == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 64;
+		w->f = realloc(w->f, w->cap * sizeof(*w->f));
+		if (!w->f)
+			die("out of memory");
+	}
+	f = &w->f[w->nr++];
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	f->user_only = !path;
+	snprintf(f->path, sizeof(f->path), "%s", path ? path : "");
+	memcpy(f->cpus, cpus, sizeof(f->cpus));
+}
+
+/* whether @d, an entry of @dp, is a directory (a cgroup) */
+static bool is_dir(DIR *dp, const struct dirent *d)
+{
+	struct stat st;
+
+	if (d->d_type != DT_UNKNOWN)
+		return d->d_type == DT_DIR;
+	return !fstatat(dirfd(dp), d->d_name, &st, 0) && S_ISDIR(st.st_mode);
+}
+
+/* whether @dir has a directory in it (a cgroup below it) */
+static bool has_subdir(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *d;
+	bool any = false;
+
+	while (dp && !any && (d = readdir(dp)))
+		any = d->d_name[0] != '.' && is_dir(dp, d);
+	if (dp)
+		closedir(dp);
+	return any;
+}
+
+/*
+ * The cgroups below @rel (relative to w->root, "" for the root).  A
+ * cgroup it cannot name in a label (too long a path), or whose cgroups
+ * below lie past MAX_DEPTH, still counts as using its CPUs: it or they
+ * may have processes there, so no other cgroup has those CPUs alone.
+ */
 static void walk(struct walk *w, const char *rel, const uint64_t *parent, int depth)
 {
 	char dir[4096];
@@ -182,20 +262,28 @@ static void walk(struct walk *w, const char *rel, const uint64_t *parent, int de
 	snprintf(dir, sizeof(dir), "%s%s", w->root, rel);
 	dp = opendir(dir);
 	if (!dp) {
-		if (errno == ENOENT)
-			return;		/* removed meanwhile */
-		die("cannot read %s: %s", dir, strerror(errno));
+		if (errno != ENOENT)	/* else removed meanwhile */
+			fail(w->out, "cannot read %s: %s", dir, strerror(errno));
+		return;
 	}
-	while ((d = readdir(dp))) {
+	while (!w->out->error[0] && (d = readdir(dp))) {
 		char child[4096], file[4200], *eff;
 		uint64_t cpus[CPU_WORDS];
 		struct stat st;
 
+		bool named;
+
 		if (d->d_name[0] == '.')
 			continue;
 		if ((size_t)snprintf(child, sizeof(child), "%s/%s", rel, d->d_name) >=
-		    sizeof(w->f->path))
-			continue;	/* longer than a label holds: not a container's */
+		    sizeof(child) - 64) {
+			/* not even a file name: a cgroup there may use @parent */
+			if (is_dir(dp, d))
+				found(w, NULL, 0, parent);
+			continue;
+		}
+		/* longer than a label holds: a user, no container */
+		named = strlen(child) < sizeof(w->f->path);
 		snprintf(file, sizeof(file), "%s%s", w->root, child);
 		if (stat(file, &st) || !S_ISDIR(st.st_mode))
 			continue;
@@ -205,20 +293,12 @@ static void walk(struct walk *w, const char *rel, const uint64_t *parent, int de
 			memcpy(cpus, parent, sizeof(cpus));
 		free(eff);
 		snprintf(file, sizeof(file), "%s%s", w->root, child);
-		if (has_procs(file)) {
-			if (w->nr == w->cap) {
-				w->cap = w->cap ? 2 * w->cap : 64;
-				w->f = realloc(w->f, w->cap * sizeof(*w->f));
-				if (!w->f)
-					die("out of memory");
-			}
-			w->f[w->nr].id = st.st_ino;
-			memcpy(w->f[w->nr].path, child, strlen(child) + 1);	/* fits: above */
-			memcpy(w->f[w->nr].cpus, cpus, sizeof(cpus));
-			w->nr++;
-		}
-		if (depth < MAX_DEPTH)
+		if (has_procs(file))
+			found(w, named ? child : NULL, st.st_ino, cpus);
+		if (depth + 1 < MAX_DEPTH)
 			walk(w, child, cpus, depth + 1);
+		else if (has_subdir(file))
+			found(w, NULL, 0, cpus);	/* cgroups below, not walked */
 	}
 	closedir(dp);
 }
@@ -311,6 +391,7 @@ static void add(struct tree *t, struct cgroups *out, const char *path, uint64_t 
 {
 	struct cgroup *c = &out->cg[out->nr++];
 	int model = -1, summed;
+	char err[DIE_MSG_LEN];
 
 	memset(c, 0, sizeof(*c));
 	c->id = id;
@@ -346,13 +427,16 @@ static void add(struct tree *t, struct cgroups *out, const char *path, uint64_t 
 		c->why = "no telemetry tables for its CPUs";
 		return;
 	}
-	load_sum(t, cpus, c->cpu_list, &c->v, &summed);
+	if (!load_sum(t, cpus, c->cpu_list, &c->v, &summed, err, sizeof(err))) {
+		fail(out, "%s", err);
+		return;
+	}
 	c->nr_counted = summed;
 	if (summed < c->nr_cpus)
 		append(c->title, sizeof(c->title), "  (%d of its CPUs counted)", summed);
 }
 
-void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *out)
+bool find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *out)
 {
 	uint64_t online[CPU_WORDS] = { 0 }, mine[CPU_WORDS] = { 0 }, rest[CPU_WORDS] = { 0 };
 	uint64_t all[CPU_WORDS];
@@ -362,8 +446,10 @@ void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 	char file[4200], *eff;
 	int nr_excl = 0, nr_rest = 0;
 
+	memset(out, 0, sizeof(*out));
 	if (!cgroot) {
-		cgroup2_mount(mount, sizeof(mount));
+		if (!cgroup2_mount(mount, sizeof(mount), out))
+			return false;
 		cgroot = mount;
 	}
 	out->root = cgroot;
@@ -372,9 +458,11 @@ void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 			set_cpu(online, t->v[i].cpu);
 	snprintf(file, sizeof(file), "%s/cgroup.controllers", cgroot);
 	eff = slurp(file, NULL);
-	if (!eff)
-		die("%s is not a cgroup v2 hierarchy (no cgroup.controllers: %s)", cgroot,
-		    strerror(errno));
+	if (!eff) {
+		fail(out, "%s is not a cgroup v2 hierarchy (no cgroup.controllers: %s)", cgroot,
+		     strerror(errno));
+		return false;
+	}
 	free(eff);
 	/* no cpuset controller: every cgroup may run everywhere */
 	snprintf(file, sizeof(file), "%s/cpuset.cpus.effective", cgroot);
@@ -383,7 +471,12 @@ void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 		memcpy(all, online, sizeof(all));
 	free(eff);
 	w.root = cgroot;
+	w.out = out;
 	walk(&w, "", all, 0);
+	if (out->error[0]) {
+		free(w.f);
+		return false;
+	}
 
 	/* how many cgroups with processes may run on each CPU */
 	users = calloc(MAX_CPUS, sizeof(*users));
@@ -399,7 +492,7 @@ void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 
 		for (int x = 0; x < CPU_WORDS; x++)
 			w.f[k].cpus[x] &= online[x];
-		for (int c = 0; c < MAX_CPUS; c++) {
+		for (int c = 0; c < MAX_CPUS && !w.f[k].user_only; c++) {
 			if (!has_cpu(w.f[k].cpus, c))
 				continue;
 			alone = users[c] == 1;
@@ -439,6 +532,12 @@ void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *
 	if (count_cpus(rest))
 		add(t, out, "shared", 0, rest);
 	free(w.f);
+	if (out->error[0]) {
+		free_cgroups(out);
+		return false;
+	}
+	said[0] = 0;
+	return true;
 }
 
 void free_cgroups(struct cgroups *c)

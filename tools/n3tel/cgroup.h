@@ -40,16 +40,24 @@ struct cgroups {
 	int nr;
 	struct cgroup *cg;		/* containers (biggest first), then other, then shared */
 	const char *root;		/* the cgroup2 mount read */
+	char error[1024];		/* why it could not be read, "" if it could */
 };
 
 /*
  * The containers of the cgroup2 hierarchy at @cgroot (NULL: where
  * /proc/self/mountinfo says it is mounted), at most @max of them (the rest
  * summed into one "other"), and the shared pool of the CPUs of @t; each
- * one's values from the module (@t loaded from the snapshot).  One line
- * and exit on an error.
+ * one's values from the module (@t loaded from the snapshot).  False on
+ * an error: no cgroup2 hierarchy, one that cannot be read, a sum the module
+ * does not give (an older module), its one line in @out->error, nothing
+ * else kept (out of memory still ends n3tel).
  */
-void find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *out);
+bool find_cgroups(struct tree *t, const char *cgroot, long max, struct cgroups *out);
 void free_cgroups(struct cgroups *c);
+/*
+ * @c's error on stderr, unless it is the one said last with no reading
+ * that worked since (textfile --every would repeat it each round)
+ */
+void warn_cgroups(const struct cgroups *c);
 
 #endif

@@ -262,6 +262,25 @@ static const char *json_value(char *buf, size_t size, const struct tree *t, cons
 	return fmt_metric(buf, size, t, v, m);
 }
 
+/*
+ * ", "composed": [...]": which of the @nr metrics @m (-1: none) the module
+ * composed (not exact: their events were counted apart), as text marks ~
+ */
+static void json_composed(const struct tree *t, const struct view *v, const int *m, int nr)
+{
+	const struct model *md = view_model(t, v);
+	bool one = true;
+
+	printf(", \"composed\": [");
+	for (int k = 0; k < nr; k++) {
+		if (m[k] < 0 || !metric_composed(t, v, m[k]))
+			continue;
+		printf("%s\"%s\"", one ? "" : ", ", md->metric[m[k]].name);
+		one = false;
+	}
+	printf("]");
+}
+
 static void diagnose_json(const struct tree *t, const struct view *v, bool first)
 {
 	const struct model *md = view_model(t, v);
@@ -294,7 +313,9 @@ static void diagnose_json(const struct tree *t, const struct view *v, bool first
 			       json_value(buf, sizeof(buf), t, v, s->metric[k]));
 			one = false;
 		}
-		printf("}, \"largest\": ");
+		printf("}");
+		json_composed(t, v, s->metric, MAX_CHOICES);
+		printf(", \"largest\": ");
 		if (s->chosen >= 0)
 			printf("\"%s\", \"meaning\": \"%s\"", md->metric[s->metric[s->chosen]].name,
 			       s->lv->why[s->chosen]);
@@ -318,7 +339,10 @@ static void diagnose_json(const struct tree *t, const struct view *v, bool first
 			printf("%s\"%s\": %s", j ? ", " : "",
 			       md->metric[md->group[g].metrics[j]].name,
 			       json_value(buf, sizeof(buf), t, v, md->group[g].metrics[j]));
-		printf("}}");
+		printf("}");
+		json_composed(t, v, md->group[g].metrics,
+			      (md->groups & (1u << g)) ? md->group[g].nr : 0);
+		printf("}");
 	}
 	printf("]}");
 }

@@ -2,9 +2,10 @@
 /*
  * What an export holds (--scope, --group, --metric: struct
  * selection), shared by every format, and two of the formats: JSON and
- * CSV, in the module's units.
+ * CSV, in the module's units, with the containers (--by-cgroup).
  *
- * Calls the model (model.h) and util.h; prometheus.c and main.c call it.
+ * Calls the model (model.h), the containers (cgroup.h) and util.h;
+ * prometheus.c and main.c call it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "export.h"
 #include "util.h"
 
@@ -155,8 +157,66 @@ static void json_view(const struct tree *t, const struct view *v, const struct s
 	printf("}");
 }
 
-void export_json(const struct tree *t, const struct selection *sel)
+static void json_str(const char *s)
 {
+	json_put(stdout, s);
+}
+
+/*
+ * --by-cgroup in JSON: "cgroups_error" (null, or why they could not be
+ * read), "cgroups_past_limit", and "cgroups", each container or pool with
+ * its labels, CPUs and "sum" (a view, as "system"), or "why" it has none.
+ * False when they could not be read.
+ */
+static bool json_cgroups(struct tree *t, const struct selection *sel)
+{
+	struct cgroups cgs = { 0 };
+	int past = 0;
+
+	if (!find_cgroups(t, sel->cgroot, sel->max_cgroups, &cgs)) {
+		printf(",\n \"cgroups_error\": ");
+		json_str(cgs.error);
+		warn_cgroups(&cgs);
+		return false;
+	}
+	for (int i = 0; i < cgs.nr; i++)
+		past += cgs.cg[i].nr_summed;
+	printf(",\n \"cgroups_error\": null, \"cgroups_past_limit\": %d,\n \"cgroups\": [", past);
+	for (int i = 0; i < cgs.nr; i++) {
+		const struct cgroup *c = &cgs.cg[i];
+
+		printf("%s\n  {\"cgroup\": ", i ? "," : "");
+		json_str(c->path);
+		if (c->id)
+			printf(", \"cgroup_id\": %" PRIu64, c->id);
+		if (c->pod[0])
+			printf(", \"pod_uid\": \"%s\"", c->pod);	/* hex and dashes */
+		if (c->container[0])
+			printf(", \"container_id\": \"%s\"", c->container);
+		if (c->unit[0]) {
+			printf(", \"unit\": ");
+			json_str(c->unit);
+		}
+		printf(", \"cpus\": \"%s\", \"nr_cpus\": %d, \"counted_cpus\": %d,\n   ",
+		       c->cpu_list, c->nr_cpus, c->nr_counted);
+		if (c->why || c->v.model < 0) {
+			printf("\"why\": ");
+			json_str(c->why ? c->why : "no interval yet");
+		} else {
+			printf("\"sum\": ");
+			json_view(t, &c->v, sel);
+		}
+		printf("}");
+	}
+	printf("\n ]");
+	free_cgroups(&cgs);
+	return true;
+}
+
+bool export_json(struct tree *t, const struct selection *sel)
+{
+	bool ok = true;
+
 	static const char *const scope[] = { "", "system", "cpu", "all" };
 	bool first = true;
 
@@ -189,20 +249,43 @@ void export_json(const struct tree *t, const struct selection *sel)
 		}
 		printf("\n ]");
 	}
+	if (sel->by_cgroup)
+		ok = json_cgroups(t, sel);
 	printf("\n}\n");
+	return ok;
 }
 
 /*
  * CSV, one row per scope, CPU and metric, in the module's units (like
  * JSON): scope,cpu,model,metric,value,unit,selected,composed; cpu is empty
  * for system, value nan when undefined, selected 1 when the module collects
- * it, composed 1 when its value is composed (not exact), else 0.
+ * it, composed 1 when its value is composed (not exact), else 0.  With
+ * --by-cgroup two more columns, cgroup,cgroup_id (empty on the host's
+ * rows), and a row per container's or pool's metric, scope "cgroup"; false
+ * when the containers could not be read (the host's rows are written).
  */
-void export_csv(const struct tree *t, const struct selection *sel)
+static void csv_field(const char *s)
 {
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+bool export_csv(struct tree *t, const struct selection *sel)
+{
+	struct cgroups cgs = { 0 };
 	char val[VALUE_BUF];
 
-	printf("scope,cpu,model,metric,value,unit,selected,composed\n");
+	printf("scope,cpu,model,metric,value,unit,selected,composed%s\n",
+	       sel->by_cgroup ? ",cgroup,cgroup_id" : "");
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < t->nr; i++) {
 			const struct view *v = &t->v[i];
@@ -217,9 +300,35 @@ void export_csv(const struct tree *t, const struct selection *sel)
 					printf("system,,");
 				else
 					printf("cpu,%d,", v->cpu);
-				printf("%s,%s,%s,%s,%d,%d\n", md->name, md->metric[m].name,
+				printf("%s,%s,%s,%s,%d,%d%s\n", md->name, md->metric[m].name,
 				       fmt_metric(val, sizeof(val), t, v, m), md->metric[m].unit,
-				       md->selected[m], metric_composed(t, v, m));
+				       md->selected[m], metric_composed(t, v, m),
+				       sel->by_cgroup ? ",," : "");
 			}
 		}
+	if (!sel->by_cgroup)
+		return true;
+	if (!find_cgroups(t, sel->cgroot, sel->max_cgroups, &cgs)) {
+		warn_cgroups(&cgs);
+		return false;
+	}
+	for (int i = 0; i < cgs.nr; i++) {
+		const struct cgroup *c = &cgs.cg[i];
+		const struct model *md = view_model(t, &c->v);
+
+		for (int m = 0; md && m < md->nr_metrics; m++) {
+			if (!want_metric(sel, md, m))
+				continue;
+			printf("cgroup,,%s,%s,%s,%s,%d,%d,", md->name, md->metric[m].name,
+			       fmt_metric(val, sizeof(val), t, &c->v, m), md->metric[m].unit,
+			       md->selected[m], metric_composed(t, &c->v, m));
+			csv_field(c->path);
+			if (c->id)
+				printf(",%" PRIu64 "\n", c->id);
+			else
+				printf(",\n");
+		}
+	}
+	free_cgroups(&cgs);
+	return true;
 }

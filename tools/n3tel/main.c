@@ -55,7 +55,7 @@ static void usage(FILE *f)
 		"       system's, from the module's counts (no perf event opened); its exit status\n"
 		"SELECTION: [--scope system|cpu|all] [--group G]... [--metric M]... [--max-series N]\n"
 		"  (default: system/, the metrics of the module's groups, at most %d series)\n"
-		"  and --by-cgroup [CGROUPS] (prometheus, textfile): the containers' families too\n"
+		"  and --by-cgroup [CGROUPS] (export, textfile): the containers too\n"
 		"CGROUPS: [--max-cgroups N] [--cgroup-root DIR]: containers are the cgroup v2\n"
 		"  cgroups with processes whose CPUs no other has (default at most %d; the rest\n"
 		"  summed as \"other\", the remaining CPUs as \"shared\")\n"
@@ -246,10 +246,12 @@ int main(int argc, char **argv)
 	/*
 	 * the containers' series come on top of the host's: without
 	 * --max-series, room for the default's (level 1: at most 6 metrics,
-	 * and the two CPU counts) of every container and the two pools
+	 * the two CPU counts, a count and a counted time of each of at most 8
+	 * events) of every container and the two pools, the count past the
+	 * limit and the error gauge
 	 */
 	if (sel.by_cgroup && !(given & O_MAX))
-		max_series = MAX_SERIES + (sel.max_cgroups + 2) * 8 + 1;
+		max_series = MAX_SERIES + (sel.max_cgroups + 2) * (6 + 2 + 2 * 8) + 2;
 	if (sel.by_cgroup && src == SRC_TEXT)
 		die("--by-cgroup reads the module's sums of CPUs from the snapshot device: --text does not apply");
 
@@ -272,24 +274,32 @@ int main(int argc, char **argv)
 			die("export needs --format prometheus, --format json or --format csv");
 		if ((given & O_MAX) && strcmp(format, "prometheus"))
 			die("--max-series applies to --format prometheus only");
-		if (sel.by_cgroup && strcmp(format, "prometheus"))
-			die("--by-cgroup applies to --format prometheus (and show, textfile) only");
 		if (!strcmp(format, "prometheus")) {
-			bool too_many = false;
+			bool too_many = false, cg_failed = false;
 			size_t len;
-			char *text = prom_text(&t, src, &sel, max_series, &len, &too_many);
+			char *text = prom_text(&t, src, &sel, max_series, &len, &too_many, &cg_failed);
 
 			fwrite(text, 1, len, stdout);
 			free(text);
+			/* the host's series written, the containers' error said */
+			if (cg_failed) {
+				free_tree(&t);
+				return 1;
+			}
 		} else {
+			bool ok;
+
 			sel.every_metric = true;
 			load(&t, src, export_loads(&sel));
 			check_selection(&sel, &t);
 			warn_events(&t, &sel);
-			if (!strcmp(format, "json"))
-				export_json(&t, &sel);
-			else
-				export_csv(&t, &sel);
+			ok = !strcmp(format, "json") ? export_json(&t, &sel) : export_csv(&t, &sel);
+
+			/* the host's written, the containers' error said */
+			if (!ok) {
+				free_tree(&t);
+				return 1;
+			}
 		}
 	} else if (!strcmp(cmd, "textfile")) {
 		if (!dir)

@@ -54,7 +54,8 @@ struct group {
  * terms num[i] .. num[i] + nr_num[i] - 1 over the sum of terms den[i] ..
  * den[i] + nr_den[i] - 1, each term a coefficient times its factors,
  * event indices or FACTOR_SLOTS (the model's slot count).  Loaded by the
- * commands that evaluate them (stat) only: load_formulas().
+ * commands that need them (stat evaluates them; the containers' export
+ * takes their events) only: load_formulas().
  */
 #define FORMULA_FACTORS	3
 #define FACTOR_SLOTS	0xff
@@ -153,12 +154,11 @@ void load_formulas(struct tree *t);
 /*
  * The module's sum of the CPUs of bitmap @cpus (N3T_IOC_SUM; a tree given
  * with --sysfs: its file sums/<cpu list>) into @v, as a view of cpu -1
- * (its label kept),
- * and the CPUs it summed into @nr_cpus; @t loaded from the snapshot.  One
- * line and exit on an error.
+ * (its label kept), and the CPUs it summed into @nr_cpus; @t loaded from
+ * the snapshot.  False on an error, its one line in @err (@n bytes).
  */
-void load_sum(const struct tree *t, const uint64_t *cpus, const char *cpu_list, struct view *v,
-	      int *nr_cpus);
+bool load_sum(const struct tree *t, const uint64_t *cpus, const char *cpu_list, struct view *v,
+	      int *nr_cpus, char *err, size_t n);
 
 int metric_by_name(const struct model *md, const char *name);
 int event_by_name(const struct model *md, const char *name);

@@ -320,17 +320,26 @@ static void export_prom(FILE *o, const struct tree *t, const struct selection *s
 	free(names);
 }
 
-/* a label value: backslash, double quote and newline escaped */
+/*
+ * A label value: backslash, double quote and newline escaped, a byte that
+ * is no UTF-8 (a cgroup's name may hold any) as U+FFFD, which Prometheus's
+ * text format requires (node_exporter refuses a file that is not UTF-8)
+ */
 static void put_label(FILE *o, const char *sep, const char *name, const char *value)
 {
+	size_t n;
+
 	fprintf(o, "%s%s=\"", sep, name);
-	for (; *value; value++) {
-		if (*value == '\\' || *value == '"')
-			fputc('\\', o);
-		if (*value == '\n')
+	for (; *value; value += n ? n : 1) {
+		n = utf8_len(value);
+		if (!n)
+			fputs("\xef\xbf\xbd", o);
+		else if (*value == '\\' || *value == '"')
+			fprintf(o, "\\%c", *value);
+		else if (*value == '\n')
 			fputs("\\n", o);
 		else
-			fputc(*value, o);
+			fwrite(value, 1, n, o);
 	}
 	fputc('"', o);
 }
@@ -342,6 +351,7 @@ static void prom_cgroup_labels(FILE *o, const struct tree *t, const struct cgrou
 	put_label(o, "", "cgroup", c->path);
 	if (c->id)
 		fprintf(o, ",cgroup_id=\"%" PRIu64 "\"", c->id);
+	fprintf(o, ",cpus=\"%s\"", c->cpu_list);
 	if (c->pod[0])
 		put_label(o, ",", "pod_uid", c->pod);
 	if (c->container[0])
@@ -368,22 +378,127 @@ static bool want_cgroup_metric(const struct selection *sel, const struct model *
 	return false;
 }
 
+/* n3telemetry_<rest> becomes n3telemetry_cgroup_<rest> in @name (@size bytes) */
+static void cgroup_family(char *name, size_t size)
+{
+	size_t len = strlen(name);
+
+	if (len < 12 || len + 7 >= size)
+		die("internal: family %s too long for a container's", name);
+	memmove(name + 19, name + 12, len - 12 + 1);
+	memcpy(name + 12, "cgroup_", 7);
+}
+
+/*
+ * The events the exported metrics of a model read (its formulas' factors):
+ * the cumulative counts a container's rules need
+ */
+static void cgroup_events(const struct selection *sel, const struct model *md, bool *need)
+{
+	memset(need, 0, MAX_EVENTS * sizeof(*need));
+	for (int m = 0; m < md->nr_metrics; m++) {
+		const struct formulas *fx = md->fx;
+
+		if (!want_cgroup_metric(sel, md, m))
+			continue;
+		for (int k = fx->num[m]; k < fx->num[m] + fx->nr_num[m]; k++)
+			for (int f = 0; f < fx->term[k].nr; f++)
+				if (fx->term[k].f[f] < MAX_EVENTS)
+					need[fx->term[k].f[f]] = true;
+		for (int k = fx->den[m]; k < fx->den[m] + fx->nr_den[m]; k++)
+			for (int f = 0; f < fx->term[k].nr; f++)
+				if (fx->term[k].f[f] < MAX_EVENTS)
+					need[fx->term[k].f[f]] = true;
+	}
+}
+
+/*
+ * Each container's and pool's cumulative counts and counted times of the
+ * events its metrics read, summed over its CPUs by the module: the input
+ * of the container level's recording rules.  The cpus label keeps a sum
+ * over other CPUs (a cpuset changed, a pool grown) a series of its own,
+ * never a counter that jumps.
+ */
+static void export_cgroup_events(FILE *o, struct tree *t, const struct selection *sel,
+				 const struct cgroups *cgs, const char **names)
+{
+	static bool need[MAX_MODELS][MAX_EVENTS];
+	char name[160], help[256];
+	int n = 0;
+
+	load_formulas(t);
+	for (int x = 0; x < t->nr_models && x < MAX_MODELS; x++) {
+		cgroup_events(sel, &t->model[x], need[x]);
+		for (int e = 0; e < t->model[x].nr_events; e++)
+			if (need[x][e])
+				names[n++] = t->model[x].event[e];
+	}
+	n = uniq(names, n, cmp_str_nocase);
+	for (int k = 0; k < n; k++) {
+		for (int ns = 0; ns <= 1; ns++) {
+			bool head = false;
+
+			prom_event_name(name, sizeof(name), names[k],
+					ns ? "_counted_seconds_total" : "_total");
+			cgroup_family(name, sizeof(name));
+			for (int i = 0; i < cgs->nr; i++) {
+				const struct cgroup *c = &cgs->cg[i];
+				const struct model *md = view_model(t, &c->v);
+				int e = md ? event_by_name(md, names[k]) : -1;
+				char num[U128_BUF];
+
+				if (e < 0 || !need[c->v.model][e] || !c->v.have_events ||
+				    !c->v.listed[e])
+					continue;
+				if (!head) {
+					snprintf(help, sizeof(help), ns ?
+						 "Cumulative time %s was counting, summed over a container's or pool's CPUs." :
+						 "Cumulative count of PMU event %s while counted, summed over a container's or pool's CPUs.",
+						 names[k]);
+					prom_family(o, name, "counter", help);
+					head = true;
+				}
+				fprintf(o, "%s", name);
+				prom_cgroup_labels(o, t, c, false);
+				if (ns)
+					fprintf(o, "%s.%09u", fmt_u128(num, c->v.ns[e] / 1000000000),
+						(unsigned int)(c->v.ns[e] % 1000000000));
+				else
+					fprintf(o, "%s", fmt_u128(num, c->v.count[e]));
+				fputc('\n', o);
+			}
+		}
+	}
+}
+
 /*
  * --by-cgroup: each container's and pool's CPUs and metrics (cgroup.c), in
  * families of their own (n3telemetry_cgroup_...), so that the host's
- * series and the rules that read them are the same with or without
+ * series and the rules that read them are the same with or without.  When
+ * the containers cannot be read (no cgroup2, an older module without sums)
+ * n3telemetry_cgroups_error says so, the host's series still there, and
+ * the message goes to stderr once: false.
  */
-static void export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
+static bool export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
 {
-	int max_names = MAX_MODELS * MAX_METRICS;
+	int max_names = MAX_MODELS * (MAX_METRICS > MAX_EVENTS ? MAX_METRICS : MAX_EVENTS);
 	const char **names = calloc(max_names, sizeof(*names));
 	struct cgroups cgs = { 0 };
 	char name[160], help[256];
 	int n = 0, past = 0;
+	bool ok;
 
 	if (!names)
 		die("out of memory");
-	find_cgroups(t, sel->cgroot, sel->max_cgroups, &cgs);
+	ok = find_cgroups(t, sel->cgroot, sel->max_cgroups, &cgs);
+	prom_family(o, "n3telemetry_cgroups_error", "gauge",
+		    "1 when n3tel could not read the containers (its message on stderr, the textfile unit's journal); their series are then absent, the host's there.");
+	fprintf(o, "n3telemetry_cgroups_error %d\n", !ok);
+	if (!ok) {
+		warn_cgroups(&cgs);
+		free(names);
+		return false;
+	}
 	prom_family(o, "n3telemetry_cgroup_cpus", "gauge",
 		    "CPUs of a container (a cgroup whose CPUs no other cgroup with processes has) or pool (shared: the other CPUs; other: the containers past --max-cgroups).");
 	for (int i = 0; i < cgs.nr; i++) {
@@ -418,9 +533,7 @@ static void export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
 			if (m < 0 || !want_cgroup_metric(sel, md, m))
 				continue;
 			prom_name(name, sizeof(name), &md->metric[m]);
-			/* n3telemetry_<metric> becomes n3telemetry_cgroup_<metric> */
-			memmove(name + 19, name + 12, strlen(name + 12) + 1);
-			memcpy(name + 12, "cgroup_", 7);
+			cgroup_family(name, sizeof(name));
 			if (!head) {
 				snprintf(help, sizeof(help),
 					 "%s (%s%s) of a container's or pool's CPUs together over their latest interval; NaN when undefined.",
@@ -438,8 +551,10 @@ static void export_cgroups(FILE *o, struct tree *t, const struct selection *sel)
 			fputc('\n', o);
 		}
 	}
+	export_cgroup_events(o, t, sel, &cgs, names);
 	free_cgroups(&cgs);
 	free(names);
+	return true;
 }
 
 /* the samples (lines that are not comments) in Prometheus text */
@@ -455,9 +570,11 @@ static long count_series(const char *text)
 /*
  * One scrape as Prometheus text in memory, at most @max series; dies with
  * one line otherwise.  @t is the caller's: textfile frees it after an error.
+ * @cgroup_failed: with --by-cgroup, the containers could not be read (the
+ * text has the host's series and n3telemetry_cgroups_error 1).
  */
 char *prom_text(struct tree *t, enum source src, const struct selection *sel,
-		       long max, size_t *len, bool *too_many)
+		       long max, size_t *len, bool *too_many, bool *cgroup_failed)
 {
 	char *buf = NULL;
 	FILE *o;
@@ -469,8 +586,7 @@ char *prom_text(struct tree *t, enum source src, const struct selection *sel,
 	if (!o)
 		die("out of memory");
 	export_prom(o, t, sel);
-	if (sel->by_cgroup)
-		export_cgroups(o, t, sel);
+	*cgroup_failed = sel->by_cgroup && !export_cgroups(o, t, sel);
 	if (fclose(o))
 		die("out of memory");
 	n = count_series(buf);

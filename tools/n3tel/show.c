@@ -241,7 +241,8 @@ void show_cgroups(struct tree *t, enum source src, const char *const *group, int
 		die("--by-cgroup reads the snapshot's sums: --text does not apply");
 	load(t, SRC_SNAPSHOT, LOAD_CPUS);
 	pick_groups(t, group, nr_groups, 1u, groups);
-	find_cgroups(t, cgroot, max, &cgs);
+	if (!find_cgroups(t, cgroot, max, &cgs))
+		die("%s", cgs.error);
 	for (int i = 0; i < cgs.nr; i++) {
 		const struct cgroup *c = &cgs.cg[i];
 

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -411,13 +412,25 @@ int load_snapshot(struct tree *t)
 	return 1;
 }
 
+/* @fmt into @err (@n bytes); false, for load_sum() to return */
+static bool __attribute__((format(printf, 3, 4))) sum_fail(char *err, size_t n, const char *fmt,
+							   ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
 /*
  * The module's sum of some CPUs (N3T_IOC_SUM on the device; a tree given
  * with --sysfs carries each sum as a file sums/<cpu list>: a 32-bit count
  * of the CPUs summed, 32 bits of zeros, then the record).
  */
-void load_sum(const struct tree *t, const uint64_t *cpus, const char *cpu_list, struct view *v,
-	      int *nr_cpus)
+bool load_sum(const struct tree *t, const uint64_t *cpus, const char *cpu_list, struct view *v,
+	      int *nr_cpus, char *err, size_t n)
 {
 	static struct n3t_snapshot_record r;
 	struct n3t_sum_request req = {
@@ -442,9 +455,12 @@ void load_sum(const struct tree *t, const uint64_t *cpus, const char *cpu_list, 
 		snprintf(path, sizeof(path), "%s/sums/%s", t->root, cpu_list);
 		buf = slurp(path, &len);
 		if (!buf)
-			die("cannot read %s: %s", path, strerror(errno));
-		if (len != 8 + sizeof(r))
-			die("%s: %zu bytes, a sum is %zu", path, len, 8 + sizeof(r));
+			return sum_fail(err, n, "cannot read %s: %s", path, strerror(errno));
+		if (len != 8 + sizeof(r)) {
+			free(buf);
+			return sum_fail(err, n, "%s: %zu bytes, a sum is %zu", path, len,
+					8 + sizeof(r));
+		}
 		memcpy(&req.nr_cpus, buf, 4);
 		memcpy(&r, buf + 8, sizeof(r));
 		free(buf);
@@ -459,30 +475,32 @@ void load_sum(const struct tree *t, const uint64_t *cpus, const char *cpu_list, 
 		while (req.nr_words > 1 && !cpus[req.nr_words - 1])
 			req.nr_words--;
 		if (fd < 0)
-			die("cannot open %s: %s", path, strerror(errno));
+			return sum_fail(err, n, "cannot open %s: %s", path, strerror(errno));
 		if (ioctl(fd, N3T_IOC_SUM, &req)) {
-			int err = errno;
+			int e = errno;
 
 			close(fd);
-			if (err == ENOTTY)
-				die("%s: this module gives no sums of CPUs (N3T_IOC_SUM): load a newer n3telemetry",
-				    path);
-			die("%s: sum of CPUs %s: %s", path, cpu_list, strerror(err));
+			if (e == ENOTTY)
+				return sum_fail(err, n, "%s: this module gives no sums of CPUs (N3T_IOC_SUM): load a newer n3telemetry",
+						path);
+			return sum_fail(err, n, "%s: sum of CPUs %s: %s", path, cpu_list,
+					strerror(e));
 		}
 		close(fd);
 	}
 	*nr_cpus = req.nr_cpus;
 	if (r.model == ~0U)
-		return;
+		return true;
 	if (r.model >= (unsigned int)t->nr_models)
-		die("%s: the sum of CPUs %s has model %u, the snapshot describes %d", path, cpu_list,
-		    r.model, t->nr_models);
+		return sum_fail(err, n, "%s: the sum of CPUs %s has model %u, the snapshot describes %d",
+				path, cpu_list, r.model, t->nr_models);
 	md = &t->model[r.model];
 	if ((int)r.nr_events != md->nr_events || (int)r.nr_metrics != md->nr_metrics)
-		die("%s: the sum of CPUs %s has %u events and %u metrics, its model %s has %d and %d",
-		    path, cpu_list, r.nr_events, r.nr_metrics, md->name, md->nr_events,
-		    md->nr_metrics);
+		return sum_fail(err, n, "%s: the sum of CPUs %s has %u events and %u metrics, its model %s has %d and %d",
+				path, cpu_list, r.nr_events, r.nr_metrics, md->name,
+				md->nr_events, md->nr_metrics);
 	v->model = r.model;
 	v->lost = r.lost_slices_total;
 	record_view(t, &r, sizeof(r), v);
+	return true;
 }

@@ -359,16 +359,8 @@ static void print_command(FILE *f, char **cmd, bool json)
 {
 	for (int i = 0; cmd[i]; i++) {
 		if (json) {
-			fputs(i ? ", \"" : "\"", f);
-			for (const char *p = cmd[i]; *p; p++) {
-				if (*p == '"' || *p == '\\')
-					fprintf(f, "\\%c", *p);
-				else if ((unsigned char)*p < ' ')
-					fprintf(f, "\\u%04x", *p);
-				else
-					fputc(*p, f);
-			}
-			fputc('"', f);
+			fputs(i ? ", " : "", f);
+			json_put(f, cmd[i]);
 		} else {
 			fprintf(f, "%s%s", i ? " " : "", cmd[i]);
 		}

@@ -208,7 +208,7 @@ void load_formulas(struct tree *t)
 			snprintf(path, sizeof(path), "%s/%s", t->root, rel);
 			s = slurp(path, NULL);
 			if (!s && errno == ENOENT)
-				die("%s: no formulas: the module is older than this n3tel (stat needs both of one version)",
+				die("%s: no formulas: the module is older than this n3tel (stat and --by-cgroup need both of one version)",
 				    path);
 		}
 		if (!s)

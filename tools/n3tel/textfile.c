@@ -88,7 +88,9 @@ static const char up0[] =
  * unreadable, too many series) a file with only n3telemetry_up 0, so
  * nothing stale stays behind; the error goes to stderr.  A one-shot run
  * then exits 1; with --every a read error is retried the next round, too
- * many series ends n3tel (exit 1).
+ * many series ends n3tel (exit 1).  Containers that cannot be read
+ * (--by-cgroup) leave the host's series in the file, with
+ * n3telemetry_cgroups_error 1: a one-shot run exits 1 after writing it.
  */
 int textfile(const char *root, enum source src, const char *dir,
 		    const struct selection *sel, long max, unsigned int every)
@@ -103,7 +105,7 @@ int textfile(const char *root, enum source src, const char *dir,
 	sigaction(SIGHUP, &sa, NULL);
 	for (;;) {
 		static jmp_buf jb;
-		static bool too_many;
+		static bool too_many, cg_failed;
 		static char *text;
 		static size_t len;
 
@@ -113,7 +115,7 @@ int textfile(const char *root, enum source src, const char *dir,
 		t.root = root;
 		die_jmp = &jb;
 		if (!setjmp(jb)) {
-			text = prom_text(&t, src, sel, max, &len, &too_many);
+			text = prom_text(&t, src, sel, max, &len, &too_many, &cg_failed);
 			last[0] = 0;
 		}
 		die_jmp = NULL;
@@ -130,7 +132,7 @@ int textfile(const char *root, enum source src, const char *dir,
 			free(text);
 		}
 		if (!every)
-			return 0;
+			return cg_failed;	/* the host's series written */
 		sleep(every);
 	}
 }

@@ -155,6 +155,51 @@ void warn_once(const char *fmt, ...)
 	fprintf(stderr, "%s: warning: %s\n", prog, msg);
 }
 
+size_t utf8_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned int c = *p, n, min;
+
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xe0) == 0xc0) {
+		n = 1, c &= 0x1f, min = 0x80;
+	} else if ((c & 0xf0) == 0xe0) {
+		n = 2, c &= 0x0f, min = 0x800;
+	} else if ((c & 0xf8) == 0xf0) {
+		n = 3, c &= 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (unsigned int k = 1; k <= n; k++) {
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;	/* a NUL ends it here too */
+		c = c << 6 | (p[k] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return n + 1;
+}
+
+void json_put(FILE *f, const char *s)
+{
+	size_t n;
+
+	fputc('"', f);
+	for (; *s; s += n ? n : 1) {
+		n = utf8_len(s);
+		if (!n)
+			fputs("\\ufffd", f);
+		else if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fwrite(s, 1, n, f);
+	}
+	fputc('"', f);
+}
+
 /* --cpu, parsed once (util.h) */
 void parse_cpu_list(const char *list, struct cpu_list *l)
 {

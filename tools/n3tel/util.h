@@ -3,7 +3,8 @@
  * n3tel's shared helpers, in one place: errors (die, warn_once),
  * reading a whole file (slurp) and walking its lines (next_line), --cpu
  * lists (parse_cpu_list), the 128-bit decimals of system/events
- * (parse_u128, fmt_u128), running a command (run_command, exit_status).
+ * (parse_u128, fmt_u128), running a command (run_command, exit_status),
+ * UTF-8 and JSON strings (utf8_len, json_put).
  *
  * Owns: nothing of the module's data.  Calls: only the C library.  Every
  * other file of n3tel may call it; it calls none of them.
@@ -27,6 +28,17 @@ extern char die_msg[DIE_MSG_LEN];
 void __attribute__((format(printf, 1, 2), noreturn)) die(const char *fmt, ...);
 /* a warning on stderr, once per distinct message */
 void __attribute__((format(printf, 1, 2))) warn_once(const char *fmt, ...);
+
+/*
+ * The length of the UTF-8 character @s starts with (1 for ASCII), 0 if it
+ * is none (malformed, overlong, a surrogate, past U+10FFFF)
+ */
+size_t utf8_len(const char *s);
+/*
+ * @s to @f as a JSON string: quoted, escaped, each byte that is no UTF-8
+ * as U+FFFD (a cgroup's name, a command's arguments may hold any)
+ */
+void json_put(FILE *f, const char *s);
 
 /* --cpu, parsed once: a list of CPU numbers and ranges (0-3,8), or system */
 struct cpu_list {

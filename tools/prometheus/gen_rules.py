@@ -39,6 +39,20 @@ record name), so each fleet metric is one series over its exact hosts and,
 if any, one with composed="1" over the hosts that compose it; they are
 never summed together.
 
+Containers: n3tel textfile/export --by-cgroup adds per container (a cgroup
+whose CPUs no other has) and pool the same two cumulative series per event,
+n3telemetry_cgroup_event_*, summed over its CPUs by the module, with the
+labels cgroup, cgroup_id, cpus and, when its path has them, pod_uid,
+container_id or unit.  The cgroup level computes every metric from them
+as the instance level does from the host's (cgroup:n3telemetry_..., one
+series per container, its host's slot count); a container's result takes
+composed="1" where its own value series has it
+(cgroup_metric:n3telemetry_composed:group, as the host's marker).  A
+container whose cpuset changes is a new series (its cpus label), never a
+counter reset; a container's rates are kept only while its
+n3telemetry_cgroup_cpus is exported, so one gone, or its old cpuset, leaves
+no result behind for the window's 5 minutes.
+
 Formulas are parsed by tools/models/formulas.py, the parser the table
 generator uses too.  The translation is checked here before anything is
 written: each rule's expression tree is evaluated with exact rationals
@@ -74,6 +88,16 @@ COMPOSED = 'composed'
 COMPOSED_MARK = 'instance_model_metric:n3telemetry_composed:group'
 FLEET_SPLIT_RATE = f'model_metric_event:n3telemetry_events_per_counted_second:rate{WINDOW}'
 FLEET_SPLIT_SLOT_RATE = f'model_metric:n3telemetry_slots_per_counted_second:rate{WINDOW}'
+# containers (n3tel --by-cgroup): per container or pool, the same two
+# cumulative series per event, summed over its CPUs; a container is the
+# labels below (its cpus label: a sum over other CPUs is another series)
+CG_LABELS = 'instance, model, cgroup, cgroup_id, cpus, pod_uid, container_id, unit'
+CG_COUNT = f'cgroup_event:n3telemetry_event_count:rate{WINDOW}'
+CG_COUNTED = f'cgroup_event:n3telemetry_event_counted_seconds:rate{WINDOW}'
+CG_RATE = f'cgroup_event:n3telemetry_events_per_counted_second:rate{WINDOW}'
+CG_SLOT_RATE = f'cgroup:n3telemetry_slots_per_counted_second:rate{WINDOW}'
+CG_LIVE = 'n3telemetry_cgroup_cpus'	# exported while the container is there
+CG_MARK = 'cgroup_metric:n3telemetry_composed:group'
 CYCLES = formulas.CYCLES
 
 
@@ -85,6 +109,16 @@ def count_series(e):
 def counted_series(e):
     """The exporter's cumulative time event e was counted."""
     return f'n3telemetry_event_{e.lower()}_counted_seconds_total'
+
+
+def cg_count_series(e):
+    """A container's cumulative count of event e (n3tel --by-cgroup)."""
+    return f'n3telemetry_cgroup_event_{e.lower()}_total'
+
+
+def cg_counted_series(e):
+    """A container's cumulative time event e was counted."""
+    return f'n3telemetry_cgroup_event_{e.lower()}_counted_seconds_total'
 
 
 def value_series(name, unit):
@@ -107,10 +141,12 @@ class Level:
     """One aggregation level: the rate series its formulas read (the
     fleet's: its record's own, split by composed), the labels an operation
     between two of them ignores, and how a result is marked composed."""
-    def __init__(self, name, prefix, rate, slot_rate, split):
+    def __init__(self, name, prefix, rate, slot_rate, split, mark_on='instance, model',
+                 marker=COMPOSED_MARK):
         self.name, self.prefix, self.rate, self.slot_rate = name, prefix, rate, slot_rate
         self.split = split		# the rates carry the record (metric) and composed
         self.ignoring = 'event, metric' if split else 'event'
+        self.mark_on, self.marker = mark_on, marker
 
     def metric(self, rec):
         return f', metric="{rec}"' if self.split else ''
@@ -122,18 +158,19 @@ class Level:
         return f'{self.slot_rate}{{{sel(models)}{self.metric(rec)}}}'
 
     def mark(self, lines, rec):
-        """The host's result takes composed="1" from its marker; the
-        fleet's rates have it already."""
+        """The host's result takes composed="1" from its marker, a
+        container's from its own; the fleet's rates have it already."""
         if self.split:
             return lines
         return ['('] + ['  ' + ln for ln in lines] + [
             ')',
-            f'* on (instance, model) group_left ({COMPOSED})',
-            f'  {COMPOSED_MARK}{{metric="{rec}"}}']
+            f'* on ({self.mark_on}) group_left ({COMPOSED})',
+            f'  {self.marker}{{metric="{rec}"}}']
 
 
 LEVELS = [Level('instance', 'instance:', INST_RATE, INST_SLOT_RATE, False),
-          Level('fleet', ':', FLEET_SPLIT_RATE, FLEET_SPLIT_SLOT_RATE, True)]
+          Level('fleet', ':', FLEET_SPLIT_RATE, FLEET_SPLIT_SLOT_RATE, True),
+          Level('cgroup', 'cgroup:', CG_RATE, CG_SLOT_RATE, False, CG_LABELS, CG_MARK)]
 
 
 def rates_group(events):
@@ -164,6 +201,19 @@ def rates_group(events):
          f'sum by (model) ({INST_SLOT_COUNT})\n'
          f'/ (sum by (model) ({INST_COUNTED}{{event="{CYCLES}"}}) > 0)'),
     ]
+    # containers: the same per container, the host's slot count
+    for series, rec in ((cg_count_series, CG_COUNT), (cg_counted_series, CG_COUNTED)):
+        for e in sorted(events):
+            out.append((rec, f'sum by ({CG_LABELS}) (rate({series(e)}[{w}]))', {'event': e}))
+    # only while the container is there: a rate() over the window would
+    # keep one gone (or whose cpuset changed: a new series) for 5 minutes
+    live = 'instance, model, cgroup, cgroup_id, cpus'
+    out += [
+        (CG_RATE, f'{CG_COUNT}\n/ ({CG_COUNTED} > 0)\nand on ({live}) {CG_LIVE}'),
+        (CG_SLOT_RATE,
+         f'sum without (event) ({CG_RATE}{{event="{CYCLES}"}})\n'
+         f'* on (instance, model) group_left {INST_SLOTS}'),
+    ]
     return out
 
 
@@ -185,6 +235,13 @@ def composed_rules(order):
                     f'group by (instance, model, {COMPOSED}) ({src})\n'
                     f'or on (instance, model)\n'
                     f'group by (instance, model) ({INST_COUNTED}{{{sel(models)}}})', label))
+        # a container's, from its own value series (n3telemetry_cgroup_...)
+        src = ' or '.join(f'{v.replace("n3telemetry_", "n3telemetry_cgroup_", 1)}'
+                          f'{{{sel(models)}, {COMPOSED}="1"}}' for v in values)
+        out.append((CG_MARK,
+                    f'group by ({CG_LABELS}, {COMPOSED}) ({src})\n'
+                    f'or on ({CG_LABELS})\n'
+                    f'group by ({CG_LABELS}) ({CG_COUNTED}{{{sel(models)}}})', label))
 
         def split(series, matchers, by):
             return (f'sum by ({by}) (\n'
@@ -399,7 +456,7 @@ def generate(paths):
     w('# Generated by tools/prometheus/gen_rules.py from Arm\'s Neoverse telemetry\n')
     w('# descriptions (' + ', '.join(f'{m} {s} slots' for m, s, _ in models) + ').\n')
     w('# Do not edit: change the generator and regenerate.\n#\n')
-    w(generated.comment(__doc__.split('\n\n')[1:5]))
+    w(generated.comment(__doc__.split('\n\n')[1:6]))
     w('groups:\n')
     w('  - name: n3telemetry_rates\n    rules:\n')
     used = set()
@@ -440,7 +497,7 @@ def main():
     if a.summary:
         for model, _, metrics in models:
             print(f'{model}: {len(metrics)} metrics, {len(metrics)} instance + '
-                  f'{len(metrics)} fleet rules', file=sys.stderr)
+                  f'{len(metrics)} fleet + {len(metrics)} container rules', file=sys.stderr)
         print(f'{len(order)} rules per level, '
               f'{sum(len(v) for _, v in order)} formula variants', file=sys.stderr)
     generated.output(a.out, text)

@@ -27,7 +27,13 @@ system aggregate).  A host's result of a composed metric carries
 composed="1"; the fleet's is one series over the hosts that compute the
 metric exactly and one with composed="1" over those that compose it.
 Events count part of the time (multiplexing: 20, 30 or 60 counted seconds
-a minute, per CPU and event).  Each rule is tested with one query listing
+a minute, per CPU and event).  Every host also exports a container on its
+cpu0 (n3tel --by-cgroup: n3telemetry_cgroup_event_* with the cgroup labels,
+rates of its own; "allidle"'s counted nothing, "reset"'s restarts at 7m
+too), "composed2" a shared pool on cpu1, "hetero" a container on a
+neoverse-v2 CPU, and host neoverse-n3 one that is gone at 7m (no result at
+10m, though its counts are in the window); the containers' value series
+carry their host's composed marks, and so do their cgroup: results.  Each rule is tested with one query listing
 all of its series, so a missing or extra series (N1 has no topdown) fails
 too.
 
@@ -122,8 +128,10 @@ def scenario(models, attempt):
     for inst, cpus in hosts(models):
         rng = random.Random(f'{inst}/{attempt}')
         first = cpus[0][1]		# the system aggregate is the first core type's
-        series.append((f'n3telemetry_slots{lab(instance=inst, job="node", model=first)}',
-                       f'{models[first]["slots"]}+0x10'))
+        # every core type's slot count, as n3tel exports them
+        for m in sorted({m for _, m, _ in cpus}):
+            series.append((f'n3telemetry_slots{lab(instance=inst, job="node", model=m)}',
+                           f'{models[m]["slots"]}+0x10'))
         # the system's values n3tel exports: composed="1", or exact
         for names, mark in ((COMPOSED.get(inst, ()), '1'), (EXACT.get(inst, ()), None)):
             for name in names:
@@ -162,6 +170,49 @@ def scenario(models, attempt):
             series.append((f'n3telemetry_event_{name}_counted_seconds_total{l}', vals[1]))
             if sec:
                 sums.setdefault((inst, first), {})[e] = [cnt, sec]
+        # the containers: their own rates, every event of their model
+        ctrs = [(first, {'cgroup': f'/kubepods.slice/{inst}.scope',
+                         'cgroup_id': str(100 + len(sums)), 'cpus': '0',
+                         'pod_uid': f'pod-{inst}'} if len(inst) % 2 else
+                 {'cgroup': f'/system.slice/{inst}.service', 'cgroup_id': str(200 + len(sums)),
+                  'cpus': '0', 'unit': f'{inst}.service'}, True)]
+        if inst == 'composed2':
+            ctrs.append((first, {'cgroup': 'shared', 'cpus': '1'}, True))
+        if inst == 'hetero':		# on the second core type: its own model
+            ctrs.append((cpus[2][1], {'cgroup': '/v2.slice/job.service', 'cgroup_id': '300',
+                                      'cpus': '2', 'unit': 'job.service'}, True))
+        if inst == 'neoverse-n3':	# gone at 7m: no result at 10m
+            ctrs.append((first, {'cgroup': '/gone.service', 'cgroup_id': '400', 'cpus': '0',
+                                 'unit': 'gone.service'}, False))
+        for m, cl, live in ctrs:
+            key = (inst, m, tuple(sorted(cl.items())))
+            l = lab(instance=inst, job='node', model=m, **cl)
+            series.append((f'n3telemetry_cgroup_cpus{l}',
+                           '1+0x10' if live else '1+0x7 stale'))
+            # its values n3tel exports: composed="1" as its host's, or exact
+            for names, mark in ((COMPOSED.get(inst, ()), '1'), (EXACT.get(inst, ()), None)):
+                for name in names if m == first else ():
+                    extra = {'composed': mark} if mark else {}
+                    series.append((models[m]['metrics'][name][3].replace(
+                        'n3telemetry_', 'n3telemetry_cgroup_', 1) +
+                        lab(instance=inst, job='node', model=m, **cl, **extra), '0.5+0x10'))
+            for e in models[m]['events']:
+                r = rng.randint(1000, 9999)
+                c = rng.choice((20, 30, 60))
+                name = e.lower()
+                if 'allidle' in inst:
+                    vals = (f'{r * c}+0x10', f'{c}+0x10')
+                elif 'reset' in mode:
+                    vals = (f'0+{r * c}x6 {r * c}+{r * c}x3', f'0+{c}x6 {c}+{c}x3')
+                elif not live:
+                    vals = (f'{r * c * 3}+{r * c}x7 stale', f'{c * 3}+{c}x7 stale')
+                else:
+                    vals = (f'{r * c * 3}+{r * c}x10', f'{c * 3}+{c}x10')
+                series.append((f'n3telemetry_cgroup_event_{name}_total{l}', vals[0]))
+                series.append((f'n3telemetry_cgroup_event_{name}_counted_seconds_total{l}',
+                               vals[1]))
+                if 'allidle' not in inst and live:
+                    sums.setdefault(key, {})[e] = [r * c, c]
     return series, sums
 
 
@@ -170,25 +221,29 @@ def expectations(models, sums):
     the fleet's per metric, its hosts apart by whether they compose it"""
     exp = {}
 
-    def add(level, inst, m, mark, name, ev):
+    def add(level, inst, m, mark, name, ev, cl=()):
         r, formula, scale, _ = models[m]['metrics'][name]
         rates = {e: Fraction(cnt, sec) for e, (cnt, sec) in ev.items()}
         v = rounded(oracle(formula)(rates) / scale)
         if v is None:
             return False
-        labels = ((f'instance="{inst}", ' if inst else '') + f'model="{m}"' +
-                  (', composed="1"' if mark else ''))
+        labels = ''.join(f'{k}="{x}", ' for k, x in cl) + \
+            ((f'instance="{inst}", ' if inst else '') + f'model="{m}"' +
+             (', composed="1"' if mark else ''))
         exp.setdefault(level + r, []).append(('{' + labels + '}', v))
         return True
 
-    for (inst, m), ev in sorted(sums.items()):
+    for key, ev in sorted(sums.items()):
+        inst, m = key[:2]
+        level, cl = ('cgroup:', key[2]) if len(key) > 2 else ('instance:', ())
         for name in sorted(models[m]['metrics']):
-            if not add('instance:', inst, m, composed(inst, name), name, ev):
+            if not add(level, inst, m, composed(inst, name), name, ev, cl):
                 return None
-    for m in sorted({m for _, m in sums}):
+    hosts_sums = {k: v for k, v in sums.items() if len(k) == 2}
+    for m in sorted({m for _, m in hosts_sums}):
         for name in sorted(models[m]['metrics']):
             fleet = {}
-            for (inst, mi), ev in sums.items():
+            for (inst, mi), ev in hosts_sums.items():
                 if mi != m:
                     continue
                 acc = fleet.setdefault(composed(inst, name), {})
@@ -246,6 +301,11 @@ def main():
         test(f'{s} != {s}', [])
         test(f'{s}{{instance="allidle"}}', [])
     test('instance:n3telemetry_frontend_bound:ratio{model="neoverse-n1"}', [])
+    for s in ('cgroup_event:n3telemetry_events_per_counted_second:rate5m',
+              'cgroup:n3telemetry_slots_per_counted_second:rate5m'):
+        test(f'{s} != {s}', [])
+        test(f'{s}{{instance="allidle"}}', [])
+    test('cgroup:n3telemetry_frontend_bound:ratio{model="neoverse-n1"}', [])
     # the hosts' markers: composed="1" exactly where the system's value is
     marks = []
     for inst, names in sorted(COMPOSED.items()):
@@ -255,7 +315,7 @@ def main():
                           f'composed="1", instance="{inst}", metric="{r}", '
                           f'model="neoverse-n3"}}', 1))
     test('instance_model_metric:n3telemetry_composed:group{composed="1"}', sorted(marks))
-    for r in sorted(exp, key=lambda r: (r.startswith(':'), r)):
+    for r in sorted(exp, key=lambda r: (r.startswith(':'), r.startswith('cgroup:'), r)):
         test(f'round({r}, 0.000001)', sorted(exp[r]))
     generated.output(a.out, ''.join(o))
 
