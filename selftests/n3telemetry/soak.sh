@@ -26,6 +26,16 @@ touch /tmp/soak.stop
 wait
 echo "# ${SECS} s: cpu1 seq $s0 -> $s1, slab ${k0} kB -> ${k1} kB"
 check seq-advances test "$s1" -gt $((s0 + 100))
-check slab-flat test $((k1 - k0)) -lt 1024
+# KASAN keeps freed objects in its quarantine (up to 1/32 of memory)
+# before they go back to the slab, and they are counted in SUnreclaim: on
+# the debug kernel SUnreclaim is about 66 MB, on the KCSAN kernel, the same
+# but without KASAN, 3.5 MB; there it grows and shrinks with how full the
+# quarantine is (2.4 MB in 20 s once, after race.sh), whatever the module
+# does.  The kernels without KASAN (make check's KCSAN one) measure it.
+if grep -qw kasan_report /proc/kallsyms; then
+	ktap_test_skip "slab-flat (freed objects wait in the address sanitizer's quarantine here: measured on the KCSAN kernel)"
+else
+	check slab-flat test $((k1 - k0)) -lt 1024
+fi
 check unload n3t_unload
 ktap_finish
