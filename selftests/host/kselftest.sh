@@ -104,8 +104,8 @@ expect results.py-other-warning-is-a-splat "FAIL host/no-kernel-splat" \
 	"$(python3 "$top/selftests/vm/results.py" --tag host "$tmp/warn.log" 2> /dev/null |
 		grep 'splat\|fair-server')"
 N3T_KTAP_FALLBACK=1 make -s --no-print-directory -C "$dir" run_tests > "$tmp/run-fallback.tap" 2>&1
-# the same but for each test's time and processes ("# neighbour: 1 s, 20 processes")
-untimed() { grep -vE '^# [a-z0-9_]+: [0-9]+ s, [0-9]+ processes$' "$1"; }
+# the same but for each test's time and forks ("# neighbour: 1 s, 20 forks")
+untimed() { grep -vE '^# [a-z0-9_]+: [0-9]+ s, [0-9]+ forks$' "$1"; }
 expect fallback-ktap-same-as-kernel-helpers "$(untimed "$tmp/run.tap")" "$(untimed "$tmp/run-fallback.tap")"
 
 # the same directory inside a kernel tree: the kernel's lib.mk and runner.sh
