@@ -254,9 +254,6 @@ if [ $mode = cpuset ]; then
 	check unload-live n3t_unload
 fi
 rmmod n3t_testpmu
-if [ -n "$WQTRACE" ]; then
-	for e in $EVENTS; do echo 0 > $T/events/$e/filter 2> /dev/null; done
-	# shellcheck disable=SC2086
-	trace_off $EVENTS
-fi
+# shellcheck disable=SC2086
+[ -n "$WQTRACE" ] && trace_off $EVENTS
 ktap_finish

@@ -225,7 +225,10 @@ trace_on() {
 }
 trace_off() {
 	echo 0 > $TRACEFS/tracing_on
-	for _e in "$@"; do echo 0 > "$TRACEFS/events/$_e/enable"; done
+	for _e in "$@"; do
+		echo 0 > "$TRACEFS/events/$_e/enable"
+		echo 0 > "$TRACEFS/events/$_e/filter" 2> /dev/null	# a test's filter
+	done
 	echo > $TRACEFS/trace
 }
 
