@@ -76,12 +76,14 @@ cg_values() {
 	awk -v t="$2" 'index($0, t) == 1 { f = 1; next } /^[^ ]/ { f = 0 }
 		f && NF >= 3 && $2 ~ /^~?-?[0-9.]+$|^~?nan$/ { print $1, $2 }' /tmp/cg.show > /tmp/cg.vals
 	[ -s /tmp/cg.vals ] || { sed 's/^/# /' /tmp/cg.show; expect_eq "$1/found" found none; return; }
+	# one awk: "file metric want got" for every line
+	awk -v grp=1 -v vec="$3" -v pairs=1 -f ./expect.awk /tmp/cg.vals > /tmp/cg.want
 	_bad=0
-	while read -r _m _got; do
-		_w=$(echo "$3" | awk -v m="$_m" -f ./expect.awk)
+	while read -r _ _m _w _got; do
 		[ "$_got" = "$_w" ] || { echo "# $1: $_m $_got, want $_w"; _bad=$((_bad + 1)); }
-	done < /tmp/cg.vals
-	expect_eq "$1/metrics" "${4:-31}" "$(wc -l < /tmp/cg.vals)"
+	done < /tmp/cg.want
+	nlines _n /tmp/cg.vals
+	expect_eq "$1/metrics" "${4:-31}" "$_n"
 	expect_eq "$1/values" 0 $_bad
 }
 

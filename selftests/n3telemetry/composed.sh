@@ -64,11 +64,13 @@ load_shape() {
 	# each CPU to the end of an interval (its slice timer, queued at the
 	# load, may have ended a slice before manual mode)
 	for _c in 0 1 2 3; do
-		_q=$(value $N3T/cpu$_c/status seq)
+		getv _q $N3T/cpu$_c/status seq
+		getv _qn $N3T/cpu$_c/status seq
 		_s=0
-		while [ "$(value $N3T/cpu$_c/status seq)" = "$_q" ] && [ $_s -le 64 ]; do
+		while [ "$_qn" = "$_q" ] && [ $_s -le 64 ]; do
 			advance $_c
 			_s=$((_s + 1))
+			getv _qn $N3T/cpu$_c/status seq
 		done
 	done
 }
@@ -79,9 +81,9 @@ load_shape() {
 # different cycles, so that composing scales them (to 4 times the counts,
 # exactly: the value is still the exact one)
 interval() {
-	_t=$(table_of "$1")
+	read -r _t < $N3T/cpu$1/cpu_model
 	[ "$2" = vec ] || _v=$(awk -v t="$2" '$1 == t { $1 = ""; print }' "$C/$_t.phases")
-	_n=$(wc -l < $N3T/models/"$_t"/sets)
+	nlines _n $N3T/models/"$_t"/sets
 	[ "$2" = vec ] && scaled "$C/$_t.vec"
 	_s=0
 	while [ $_s -lt "$_n" ]; do
@@ -104,46 +106,51 @@ unload_shape() {
 	rmmod n3t_testpmu
 }
 
-# table_of CPU: its table
-table_of() { cat $N3T/cpu$1/cpu_model; }
-
-# fits TABLE METRIC C CYC: its events fit in C counters (CPU_CYCLES on the
-# cycle counter when CYC)
-fits() {
-	awk -v m="$2" -v c="$3" -v y="$4" '$1 == m {
-		n = NF - 1
-		for (i = 2; i <= NF; i++) if (y && $i == "CPU_CYCLES") n--
-		exit n > c
-	}' "$C/$1.events"
+# FITS: awk's fits(m): metric m's events (the table's .events, the first
+# line for m; a metric not listed fits) fit in c counters (CPU_CYCLES on the
+# cycle counter when y); the .events file is read first, into ev[]
+FITS='function fits(m,   k, n, i) {
+	if (!(m in ev))
+		return 1
+	n = split(ev[m], k, " ")
+	for (i = 1; i <= n; i++) if (y && k[i] == "CPU_CYCLES") n--
+	return n <= c
 }
+FILENAME ~ /[.]events$/ { if (!($1 in ev)) { e = $0; sub(/^[^ ]+ /, "", e); ev[$1] = e } next }'
 
 # want TABLE C CYC: "metric value [composed]" of topdown_l1 as it must be
-# printed; the value "number" where only a number is known
+# printed; the value "number" where only a number is known (one awk)
 want() {
-	for _m in $L1; do
-		_v=$(awk -v m="$_m" '$1 == "topdown_l1" && $2 == m { print $3 }' "$C/$1.expect")
-		if fits "$1" "$_m" "$2" "$3"; then
-			echo "$_m $_v"
-		elif [ "$2" = 1 ] && [ "$3" = 0 ]; then
-			echo "$_m number composed"
-		else
-			echo "$_m $_v composed"
-		fi
-	done
+	awk -v c="$2" -v y="$3" -v l1="$L1" "$FITS"'
+	$1 == "topdown_l1" && !($2 in v) { v[$2] = $3 }
+	END {
+		n = split(l1, ms, " ")
+		for (i = 1; i <= n; i++) {
+			m = ms[i]
+			if (fits(m))
+				print m, v[m]
+			else if (c == 1 && y == 0)
+				print m, "number composed"
+			else
+				print m, v[m], "composed"
+		}
+	}' "$C/$1.events" "$C/$1.expect"
 }
 
-# got FILE: the file, with "number" for the values /tmp/want has so, if so
-got() {
-	awk 'NR == FNR { if ($2 == "number") num[$1] = 1; next }
-	     ($1 in num) && $2 ~ /^-?[0-9]+\.[0-9]+$/ { $2 = "number" } { print }' \
-		/tmp/want "$1"
-}
-
-# compare NAME FILE: FILE is /tmp/want
+# compare NAME FILE: FILE is /tmp/want, but for the values /tmp/want has
+# as "number", where any number will do (one awk: the lines that differ)
 compare() {
-	got "$2" > /tmp/got
-	cmp -s /tmp/want /tmp/got || diff /tmp/want /tmp/got | sed 's/^/# /'
-	check "$1" cmp -s /tmp/want /tmp/got
+	if awk 'FILENAME == ARGV[1] { w[FNR] = $0; nw = FNR; if ($2 == "number") num[$1] = 1; next }
+		{ if (($1 in num) && $2 ~ /^-?[0-9]+\.[0-9]+$/) $2 = "number"; g[FNR] = $0; ng = FNR }
+		END {
+			for (i = 1; i <= (nw > ng ? nw : ng); i++)
+				if (w[i] != g[i]) { print "# line " i ": want \"" w[i] "\", got \"" g[i] "\""; bad = 1 }
+			exit bad
+		}' /tmp/want "$2"; then
+		_result ok "$1"
+	else
+		_result fail "$1"
+	fi
 }
 
 # shapes BATCH [SLOTS]
@@ -161,9 +168,11 @@ shapes() {
 		done
 		_c=0
 		while [ $_c -lt 4 ]; do
-			m=$(table_of $_c)
+			read -r m < $N3T/cpu$_c/cpu_model
 			want "$m" "$c" "$cyc" > /tmp/want
-			nr_composed=$((nr_composed + $(grep -c composed /tmp/want)))
+			while read -r _l; do
+				case $_l in *composed*) nr_composed=$((nr_composed + 1)) ;; esac
+			done < /tmp/want
 			compare "$m-$c-$cyc-cpu$_c" $N3T/cpu$_c/topdown_l1
 			# system/: the first core type's CPUs, cpu0's table
 			[ $_c = 0 ] && compare "$m-$c-$cyc-system" $N3T/system/topdown_l1
@@ -196,12 +205,12 @@ phases() {
 	done
 	_c=0
 	while [ $_c -lt 4 ]; do
-		m=$(table_of $_c)
+		read -r m < $N3T/cpu$_c/cpu_model
 		# "composed" where the metric does not fit one counter and the
 		# cycle counter (where it does, it is exact, of its set's phase)
-		awk '$1 == "composed" { print $2, $3 }' "$C/$m.phases" | while read -r _m _v; do
-			if fits "$m" "$_m" 1 1; then echo "$_m $_v"; else echo "$_m $_v composed"; fi
-		done > /tmp/want
+		awk -v c=1 -v y=1 "$FITS"'
+		$1 == "composed" { if (fits($2)) print $2, $3; else print $2, $3, "composed" }' \
+			"$C/$m.events" "$C/$m.phases" > /tmp/want
 		compare "phases-$m-cpu$_c-as-computed" $N3T/cpu$_c/topdown_l1
 		cp $N3T/cpu$_c/topdown_l1 /tmp/composed$_c
 		_c=$((_c + 1))
@@ -216,7 +225,7 @@ phases() {
 		interval $_c T
 	done
 	for _c in 0 1 2 3; do
-		m=$(table_of $_c)
+		read -r m < $N3T/cpu$_c/cpu_model
 		awk '$1 == "exact" { print $2, $3 }' "$C/$m.phases" > /tmp/want
 		compare "phases-$m-cpu$_c-exact-on-six" $N3T/cpu$_c/topdown_l1
 		echo "# $m, phases A and B by slice: composed - exact:" $(awk '

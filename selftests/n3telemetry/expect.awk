@@ -1,7 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # Expected metric values, computed here from the N3 specification's formulas
-# (independently of the module).  Input: one line of NAME=count pairs; -v m=
-# a metric name, -v slots=5.  Prints the value rounded like the module, or nan.
+# (independently of the module).  -v slots=5 either way.
+#  - one metric: input one line of NAME=count pairs (or -v one=1 -v vec=
+#    them, and no input is read), -v m= a metric name; prints the value
+#    rounded like the module, or nan;
+#  - a whole group file (lib.sh's group_is, one process for the group):
+#    -v grp=1, -v vec= the NAME=count pairs (or "nan": every value must be
+#    nan), -v label= and -v group= for the messages, input the group file;
+#    prints
+#    "# LABEL: GROUP/METRIC GOT, want VALUE" for each line whose value (the
+#    rest of the line) is not the expected one, then "n3t-bad COUNT"; with
+#    -v pairs=1, "GROUP METRIC WANT GOT" for every line instead (GROUP the
+#    file's name), for the caller to judge;
+#  - a library: with neither m nor grp, the functions alone (setvec, expect,
+#    rest), for a program that follows it.
 function r(x, d,   p, q, j, f) {
 	p = 1
 	for (j = 0; j < d; j++)
@@ -13,11 +25,19 @@ function r(x, d,   p, q, j, f) {
 	return sprintf("%s%d.%s", x < 0 && q ? "-" : "", int(q / p), f)
 }
 function div(a, b) { if (b == 0) { undef = 1; return 0 } return a / b }
-{
-	for (i = 1; i <= NF; i++) {
-		split($i, kv, "=")
+# setvec LINE: the counts of LINE's NAME=count pairs into E
+function setvec(line,   n, i, f, kv, k) {
+	for (k in E)
+		delete E[k]
+	n = split(line, f, " ")
+	for (i = 1; i <= n; i++) {
+		split(f[i], kv, "=")
 		E[kv[1]] = kv[2] + 0
 	}
+}
+# expect M: metric M's value over E, rounded like the module; nan when
+# undefined, "unknown-metric" when M is not one of the spec's
+function expect(m,   S, C, v, d) {
 	S = slots ? slots : 5
 	C = E["CPU_CYCLES"]
 	undef = 0
@@ -52,6 +72,43 @@ function div(a, b) { if (b == 0) { undef = 1; return 0 } return a / b }
 	else if (m == "ll_cache_read_mpki") { v = div(E["LL_CACHE_MISS_RD"], E["INST_RETIRED"]) * 1000; d = 3 }
 	else if (m == "ll_cache_read_miss_ratio") { v = div(E["LL_CACHE_MISS_RD"], E["LL_CACHE_RD"]); d = 4 }
 	else if (m == "ll_cache_read_hit_ratio") { v = div(E["LL_CACHE_RD"] - E["LL_CACHE_MISS_RD"], E["LL_CACHE_RD"]); d = 4 }
-	else { print "unknown-metric"; exit 1 }
-	print undef ? "nan" : r(v, d)
+	else return "unknown-metric"
+	return undef ? "nan" : r(v, d)
 }
+BEGIN {
+	if (one) {	# one metric over -v vec= (lib.sh's want)
+		setvec(vec)
+		v = expect(m)
+		print v
+		exit v == "unknown-metric"
+	}
+	if (grp && vec != "nan")
+		setvec(vec)
+}
+# rest: the current line but its first field (as the shell's read -r M REST)
+function rest(   g) {
+	g = $0
+	sub(/^[ \t]*[^ \t]+[ \t]*/, "", g)
+	sub(/[ \t]+$/, "", g)
+	return g
+}
+grp {
+	got = rest()
+	w = vec == "nan" ? "nan" : expect($1)
+	if (pairs) {
+		nf = split(FILENAME, fp, "/")
+		print fp[nf], $1, w, got
+	} else if (got != w) {
+		print "# " label ": " group "/" $1 " " got ", want " w
+		bad++
+	}
+	next
+}
+m != "" {
+	setvec($0)
+	v = expect(m)
+	print v
+	if (v == "unknown-metric")
+		exit 1
+}
+END { if (grp && !pairs) print "n3t-bad", bad + 0 }

@@ -24,8 +24,13 @@ st() { value $N3T/cpu$1/status state; }
 # wait_state CPU STATE: until CPU's state is STATE, 2 s at most
 wait_state() {
 	_t=0
-	while [ "$(st "$1")" != "$2" ] && [ $_t -lt 40 ]; do sleep 0.05; _t=$((_t + 1)); done
-	[ "$(st "$1")" = "$2" ]
+	getv _ws $N3T/cpu$1/status state
+	while [ "$_ws" != "$2" ] && [ $_t -lt 40 ]; do
+		sleep 0.05
+		_t=$((_t + 1))
+		getv _ws $N3T/cpu$1/status state
+	done
+	[ "$_ws" = "$2" ]
 }
 EV6="0x08 0x08 0x08 0x08 0x08 0x08"
 # held NAME: a command that runs until "go NAME" (timing-proof leases)

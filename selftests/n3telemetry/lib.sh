@@ -246,10 +246,20 @@ unpin_shell() { taskset -p "$_shell_mask" $$ > /dev/null; }
 
 # scaled VECFILE: its counts ("EVENT=N ...") times 1, 2 and 4 in _v1, _v2
 # and _v4 (the same rates over different counts: composed.sh, plans.sh)
+# (VECFILE is one line; one awk)
 scaled() {
-	_v1=$(cat "$1")
-	_v2=$(awk '{ for (i = 1; i <= NF; i++) { split($i, a, "="); printf "%s%s=%.0f", (i > 1 ? " " : ""), a[1], a[2] * 2 } print "" }' "$1")
-	_v4=$(awk '{ for (i = 1; i <= NF; i++) { split($i, a, "="); printf "%s%s=%.0f", (i > 1 ? " " : ""), a[1], a[2] * 4 } print "" }' "$1")
+	read -r _v1 < "$1"
+	awk '{ for (k = 2; k <= 4; k *= 2) {
+		for (i = 1; i <= NF; i++) { split($i, a, "="); printf "%s%s=%.0f", (i > 1 ? " " : ""), a[1], a[2] * k }
+		print ""
+	} }' "$1" > /tmp/n3t-scaled
+	{ read -r _v2; read -r _v4; } < /tmp/n3t-scaled
+}
+# nlines VAR FILE: VAR set to FILE's number of lines (wc -l), in the shell
+nlines() {
+	_nl=0
+	while IFS= read -r _; do _nl=$((_nl + 1)); done < "$2"
+	eval "$1=\$_nl"
 }
 
 # diag_run NAME OUT CMD [ARGS...]: run CMD with its output in OUT, print
@@ -265,23 +275,23 @@ diag_run() {
 
 # errno_of FILE FORMAT: write printf FORMAT to FILE in one write(2), print
 # the error name
+# (dd's message matched in the shell)
 errno_of() {
 	if printf "$2" | dd of="$1" bs=4096 conv=notrunc 2> /tmp/werr; then
 		echo OK
-	elif grep -q "Invalid argument" /tmp/werr; then
-		echo EINVAL
-	elif grep -q "out of range" /tmp/werr; then
-		echo ERANGE
-	elif grep -q "Permission denied" /tmp/werr; then
-		echo EACCES
-	elif grep -q "No space left" /tmp/werr; then
-		echo ENOSPC
-	elif grep -q "Cannot allocate memory" /tmp/werr; then
-		echo ENOMEM
-	else
-		cat /tmp/werr
-		echo OTHER
+		return
 	fi
+	slurp _we /tmp/werr
+	case $_we in
+	*"Invalid argument"*) echo EINVAL ;;
+	*"out of range"*) echo ERANGE ;;
+	*"Permission denied"*) echo EACCES ;;
+	*"No space left"*) echo ENOSPC ;;
+	*"Cannot allocate memory"*) echo ENOMEM ;;
+	*)
+		printf '%s' "$_we"
+		echo OTHER ;;
+	esac
 }
 
 # tp_setup COUNTERS [n3telemetry params]: test PMU + n3telemetry on it, slices
@@ -306,13 +316,15 @@ tp_setup() {
 	if grep -q '\[rotate\]' $N3T/schedule; then
 		# an interval is the sets of every interval and one in turn:
 		# end slices until the first interval ends, then count them
-		_q=$(value $N3T/cpu0/status seq)
+		getv _q $N3T/cpu0/status seq
 		_i=0
-		while [ "$(value $N3T/cpu0/status seq)" = "$_q" ] && [ $_i -lt 100 ]; do
+		getv _qn $N3T/cpu0/status seq
+		while [ "$_qn" = "$_q" ] && [ $_i -lt 100 ]; do
 			advance -1
 			_i=$((_i + 1))
+			getv _qn $N3T/cpu0/status seq
 		done
-		NSETS=$(value $N3T/cpu0/status sets_per_interval)
+		getv NSETS $N3T/cpu0/status sets_per_interval
 		[ $REST = 0 ] || advance -1
 	else
 		advance_interval -1
@@ -331,11 +343,13 @@ advance() { echo "${1:--1}" > $DBG/advance; }
 # interval (its slice timer, queued at the load, may have ended a slice
 # before manual mode was set), NSETS + 1 slices at most
 first_interval_end() {
-	_q=$(value $N3T/cpu$1/status seq)
+	getv _q $N3T/cpu$1/status seq
 	_s=0
-	while [ "$(value $N3T/cpu$1/status seq)" = "$_q" ] && [ $_s -le "$NSETS" ]; do
+	getv _qn $N3T/cpu$1/status seq
+	while [ "$_qn" = "$_q" ] && [ $_s -le "$NSETS" ]; do
 		advance "$1"
 		_s=$((_s + 1))
+		getv _qn $N3T/cpu$1/status seq
 	done
 }
 
@@ -352,6 +366,34 @@ inject() { echo "cpu=$1 $2" > $TPDBG/inject; }
 
 # value FILE METRIC: the value printed for METRIC in FILE
 value() { awk -v m="$2" '$1 == m { print $2 }' "$1"; }
+# getv VAR FILE KEY: VAR set to the value printed for KEY in FILE (the
+# second field of its first line for KEY; empty when there is none), as
+# value does but in the shell: a process costs tens of milliseconds on the
+# debug kernel under TCG, and loops that poll a status file add up
+getv() {
+	_gv=
+	if [ -r "$2" ]; then
+		while read -r _gk _gx _; do
+			if [ "$_gk" = "$3" ]; then
+				_gv=$_gx
+				break
+			fi
+		done < "$2"
+	fi
+	eval "$1=\$_gv"
+}
+# slurp VAR FILE...: VAR set to the files' lines, in the shell (to compare
+# their contents before and after)
+slurp() {
+	_sv=
+	_sn=$1
+	shift
+	for _sf in "$@"; do
+		while IFS= read -r _sl || [ -n "$_sl" ]; do _sv="$_sv$_sl
+"; done < "$_sf"
+	done
+	eval "$_sn=\$_sv"
+}
 
 # scripted_slices FIRST CPU VECTOR: the slices FIRST..NSETS-1 of an interval
 # on CPU alone, each given VECTOR
@@ -372,14 +414,15 @@ all_ages() { awk '{ printf " %s", $3 }' "$1/ages"; }
 # st DIR NAME: a status value
 st() { value "$1/status" "$2"; }
 # want VECTOR METRIC: the exact value of METRIC over VECTOR's counts
-want() { echo "$1" | awk -v m="$2" -f ./expect.awk; }
-# group_is LABEL DIR GROUP VECTOR|nan: every metric of GROUP as from VECTOR, or nan
+want() { awk -v one=1 -v vec="$1" -v m="$2" -f ./expect.awk < /dev/null; }
+# group_is LABEL DIR GROUP VECTOR|nan: every metric of GROUP as from VECTOR, or
+# nan (one awk for the whole group file)
 group_is() {
-	_bad=0
-	while read -r _m _got; do
-		if [ "$4" = nan ]; then _w=nan; else _w=$(want "$4" "$_m"); fi
-		[ "$_got" = "$_w" ] || { echo "# $1: $3/$_m $_got, want $_w"; _bad=$((_bad + 1)); }
-	done < "$2/$3"
+	_bad=
+	awk -v grp=1 -v vec="$4" -v label="$1" -v group="$3" -f ./expect.awk "$2/$3" > /tmp/n3t-group-is
+	while read -r _gl _gr; do
+		if [ "$_gl" = n3t-bad ]; then _bad=$_gr; else echo "$_gl $_gr"; fi
+	done < /tmp/n3t-group-is
 	expect_eq "$1" 0 "$_bad"
 }
 

@@ -34,6 +34,7 @@ command -v n3tel > /dev/null || skip_all "n3tel not built"
 TPI=/sys/bus/event_source/devices/n3t_testpmu/type
 NCPU=$(grep -c ^processor /proc/cpuinfo)
 TABLES=$(cd $F && ls | sed 's/\.txt$//')
+IVL=${N3T_PLANS_INTERVAL_MS:-10}
 
 # oracle TABLE C CYC SELECTION: ok, nospc or busy (fits.py)
 oracle() {
@@ -43,25 +44,51 @@ oracle() {
 # trace WHAT: with N3T_PLANS_TRACE set, WHAT and the uptime
 trace() { [ -z "$N3T_PLANS_TRACE" ] || echo "# $(cut -d' ' -f1 /proc/uptime) $*"; }
 
-# seqs: "cpuN seq state" of every CPU, one line each
+# seqs VAR: VAR set to "SEQ:STATE" of every CPU, in the order of cpu*/
+# (read in the shell: a process costs tens of milliseconds on the debug
+# kernel, and running polls many times per case)
 seqs() {
-	awk '$1 == "seq" { split(FILENAME, p, "/"); s = $2 } $1 == "state" { print p[5], s, $2 }' \
-		$N3T/cpu*/status
+	_ss=
+	for _f in $N3T/cpu*/status; do
+		_sq=
+		_st=
+		while read -r _k _v _; do
+			case $_k in
+			seq) _sq=$_v ;;
+			state) _st=$_v ;;
+			esac
+		done < "$_f"
+		_ss="$_ss $_sq:$_st"
+	done
+	eval "$1=\$_ss"
 }
 
 # running: every CPU collects and publishes 2 intervals more, 5 s at most
 running() {
-	seqs > /tmp/seq0
+	seqs _s0
 	_t=0
 	while [ $_t -lt 25 ]; do
 		sleep 0.2
-		seqs > /tmp/seq1
-		awk 'NR == FNR { s[$1] = $2; next } $2 < s[$1] + 2 || $3 != "collecting" { bad = 1 }
-			END { exit bad }' /tmp/seq0 /tmp/seq1 && break
+		seqs _s1
+		_ok=1
+		# shellcheck disable=SC2086
+		set -- $_s1
+		for _a in $_s0; do
+			_b=${1:-none:none}
+			[ $# -gt 0 ] && shift
+			_sa=${_a%%:*}
+			_sb=${_b%%:*}
+			if [ "${_b#*:}" != collecting ] || [ -z "$_sb" ] ||
+			   [ "$_sb" -lt $((${_sa:-0} + 2)) ]; then
+				_ok=0
+				break
+			fi
+		done
+		[ $_ok = 1 ] && break
 		_t=$((_t + 1))
 	done
 	if [ $_t = 25 ]; then
-		echo "# from, to:" $(cat /tmp/seq0) "->" $(cat /tmp/seq1)
+		echo "# from, to:$_s0 ->$_s1"
 		return 1
 	fi
 }
@@ -98,17 +125,18 @@ try() {
 	_want=$(oracle "$1" $_eff "$3" default)
 	_what="$1 c=$2 cyc=$3 spare=$4"
 	trace "$_what"
-	# shellcheck disable=SC2046
-	if ! n3t_load force="$1" pmu_type="$tp" interval_ms=10 spare="$4" $(cat "$C/$1.load") \
-		2> /tmp/ierr; then
+	_ld=
+	read -r _ld < "$C/$1.load"
+	# shellcheck disable=SC2086
+	if ! n3t_load force="$1" pmu_type="$tp" interval_ms="$IVL" spare="$4" $_ld 2> /tmp/ierr; then
 		_got=$(load_refusal)
 		[ "$_got" = "$_want" ] || { echo "# $_what: load $_got, want $_want"; bad=$((bad + 1)); }
 		return
 	fi
 	loaded=$((loaded + 1))
 	[ ok = "$_want" ] || { echo "# $_what: loaded, want $_want"; bad=$((bad + 1)); }
-	[ "$(head -1 $N3T/counters)" = "programmable $_eff" ] ||
-		{ echo "# $_what: $(head -1 $N3T/counters)"; bad=$((bad + 1)); }
+	read -r _cl < $N3T/counters
+	[ "$_cl" = "programmable $_eff" ] || { echo "# $_what: $_cl"; bad=$((bad + 1)); }
 	running || { echo "# $_what: default not running"; bad=$((bad + 1)); }
 	grep -qs ' composed$' $N3T/cpu1/topdown_l1 && composed=$((composed + 1))
 	trace default-ran
@@ -180,7 +208,7 @@ exact_values() {
 		return
 	fi
 	echo 1 > $DBG/manual
-	NSETS=$(wc -l < $N3T/sets)
+	nlines NSETS $N3T/sets
 	# to the end of cpu1's first interval, then an interval of every set
 	# on cpu1 alone
 	first_interval_end 1
@@ -208,9 +236,16 @@ exact_values() {
 		next
 	} { print $1, $2, fits[$2] ? $3 : sc[$2] ? $3 " composed" : "nan" }' \
 		$C/$1.scales $C/$1.events $C/$1.expect > /tmp/want
-	for _g in $(awk '{ print $1 }' /tmp/want | uniq); do
-		awk -v g="$_g" '{ print g, $0 }' $N3T/cpu1/"$_g"
-	done > /tmp/got
+	# each group's file of cpu1, its lines prefixed with the group (one awk)
+	awk -v d=$N3T/cpu1 '$1 != last { order[++n] = $1; last = $1 }
+	END {
+		for (i = 1; i <= n; i++) {
+			f = d "/" order[i]
+			while ((getline line < f) > 0)
+				print order[i], line
+			close(f)
+		}
+	}' /tmp/want > /tmp/got
 	# a plan of N3T_MAX_SETS sets has no room left for some metrics: which,
 	# and which it composes, is the packer's choice (its list, made on the
 	# host by selftests/vm/full-plans.sh); the values are still Arm's
@@ -222,8 +257,9 @@ exact_values() {
 		     { print $1, $2, v }' "$C/$1.plan-$2-$3" /tmp/want > /tmp/want2
 		mv /tmp/want2 /tmp/want
 	fi
-	_n=$(awk '$3 != "nan" && NF == 3' /tmp/want | wc -l)
-	_k=$(grep -c ' composed$' /tmp/want)
+	awk '$3 != "nan" && NF == 3 { n++ } / composed$/ { k++ } END { print n + 0, k + 0 }' \
+		/tmp/want > /tmp/plans-nk
+	read -r _n _k < /tmp/plans-nk
 	echo "# $1 $2/$3: $NSETS sets, $_n metrics exact, $_k composed, the rest nan"
 	n3t_unload
 	rmmod n3t_testpmu

@@ -39,10 +39,12 @@ DEFAULT_GROUPS="topdown_l1 topdown_frontend topdown_backend general l1i_cache l1
 check_values() {
 	_l=$1 _d=$2 _v=$3
 	shift 3
-	for g in ${*:-$DEFAULT_GROUPS}; do
-		while read -r m got; do
-			want=$(echo "$_v" | awk -v m="$m" -f ./expect.awk)
-			expect_eq "$_l/$g/$m" "$want" "$got"
-		done < "$_d/$g"
-	done
+	_cvf=
+	for g in ${*:-$DEFAULT_GROUPS}; do _cvf="$_cvf $_d/$g"; done
+	# one awk for every group file: "group metric want got" lines
+	# shellcheck disable=SC2086
+	awk -v grp=1 -v vec="$_v" -v pairs=1 -f ./expect.awk $_cvf > /tmp/n3t-check-values
+	while read -r g m want got; do
+		expect_eq "$_l/$g/$m" "$want" "$got"
+	done < /tmp/n3t-check-values
 }
