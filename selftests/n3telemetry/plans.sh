@@ -34,7 +34,6 @@ command -v n3tel > /dev/null || skip_all "n3tel not built"
 TPI=/sys/bus/event_source/devices/n3t_testpmu/type
 NCPU=$(grep -c ^processor /proc/cpuinfo)
 TABLES=$(cd $F && ls | sed 's/\.txt$//')
-IVL=${N3T_PLANS_INTERVAL_MS:-10}
 
 # oracle TABLE C CYC SELECTION: ok, nospc or busy (fits.py)
 oracle() {
@@ -128,7 +127,7 @@ try() {
 	_ld=
 	read -r _ld < "$C/$1.load"
 	# shellcheck disable=SC2086
-	if ! n3t_load force="$1" pmu_type="$tp" interval_ms="$IVL" spare="$4" $_ld 2> /tmp/ierr; then
+	if ! n3t_load force="$1" pmu_type="$tp" interval_ms=10 spare="$4" $_ld 2> /tmp/ierr; then
 		_got=$(load_refusal)
 		[ "$_got" = "$_want" ] || { echo "# $_what: load $_got, want $_want"; bad=$((bad + 1)); }
 		return
