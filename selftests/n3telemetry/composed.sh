@@ -145,6 +145,7 @@ compare() {
 		END {
 			for (i = 1; i <= (nw > ng ? nw : ng); i++)
 				if (w[i] != g[i]) { print "# line " i ": want \"" w[i] "\", got \"" g[i] "\""; bad = 1 }
+			if (nw + 0 != ng + 0) { print "# " ng + 0 " lines, want " nw + 0; bad = 1 }
 			exit bad
 		}' /tmp/want "$2"; then
 		_result ok "$1"
