@@ -29,7 +29,8 @@ READER='for f in $FILES; do
 		*) echo "$l" ;;
 		esac
 	fi
-done'
+done
+rm -f /tmp/acc-tf/err.$$'
 # every_file WHO WANT NAME FILE...: WHO reading each FILE gets WANT; WHO is
 # nobody, root, or capuser's "UID CAPS" (e.g. "65534 38": nobody with
 # CAP_PERFMON).  (All read by one process of WHO's: a process costs tens
@@ -105,7 +106,12 @@ every_file root OK root-config $(config_files)
 # the capability
 # shellcheck disable=SC2046
 stat -L -c '%a %n' $DATA $(config_files) > /tmp/acc.modes
-while read -r got f; do
+# a line per file, in order (stat prints none for a missing one)
+for f in $DATA $(config_files); do
+	got=
+	_n=
+	read -r got _n
+	[ "$_n" = "$f" ] || got="no such file (stat's line: $_n)"
 	case "$f" in
 	$N3T/interval_ms|$N3T/groups|$N3T/enabled) want=644 ;;
 	*) want=444 ;;

@@ -81,6 +81,7 @@ load_shape() {
 # different cycles, so that composing scales them (to 4 times the counts,
 # exactly: the value is still the exact one)
 interval() {
+	_t=
 	read -r _t < $N3T/cpu$1/cpu_model
 	[ "$2" = vec ] || _v=$(awk -v t="$2" '$1 == t { $1 = ""; print }' "$C/$_t.phases")
 	nlines _n $N3T/models/"$_t"/sets
@@ -169,6 +170,7 @@ shapes() {
 		done
 		_c=0
 		while [ $_c -lt 4 ]; do
+			m=
 			read -r m < $N3T/cpu$_c/cpu_model
 			want "$m" "$c" "$cyc" > /tmp/want
 			while read -r _l; do
@@ -206,6 +208,7 @@ phases() {
 	done
 	_c=0
 	while [ $_c -lt 4 ]; do
+		m=
 		read -r m < $N3T/cpu$_c/cpu_model
 		# "composed" where the metric does not fit one counter and the
 		# cycle counter (where it does, it is exact, of its set's phase)
@@ -226,6 +229,7 @@ phases() {
 		interval $_c T
 	done
 	for _c in 0 1 2 3; do
+		m=
 		read -r m < $N3T/cpu$_c/cpu_model
 		awk '$1 == "exact" { print $2, $3 }' "$C/$m.phases" > /tmp/want
 		compare "phases-$m-cpu$_c-exact-on-six" $N3T/cpu$_c/topdown_l1

@@ -11,7 +11,9 @@
 #    "# LABEL: GROUP/METRIC GOT, want VALUE" for each line whose value (the
 #    rest of the line) is not the expected one, then "n3t-bad COUNT"; with
 #    -v pairs=1, "GROUP METRIC WANT GOT" for every line instead (GROUP the
-#    file's name), for the caller to judge;
+#    file's name; a blank line is "GROUP (blank) a-metric (blank)"), for
+#    the caller to judge, then "n3t-lines COUNT" (no such last line: awk
+#    stopped early, and the lines after were never judged);
 #  - a library: with neither m nor grp, the functions alone (setvec, expect,
 #    rest), for a program that follows it.
 function r(x, d,   p, q, j, f) {
@@ -97,7 +99,10 @@ grp {
 	w = vec == "nan" ? "nan" : expect($1)
 	if (pairs) {
 		nf = split(FILENAME, fp, "/")
-		print fp[nf], $1, w, got
+		if ($1 == "")
+			print fp[nf], "(blank)", "a-metric", "(blank)"
+		else
+			print fp[nf], $1, w, got
 	} else if (got != w) {
 		print "# " label ": " group "/" $1 " " got ", want " w
 		bad++
@@ -111,4 +116,9 @@ m != "" {
 	if (v == "unknown-metric")
 		exit 1
 }
-END { if (grp && !pairs) print "n3t-bad", bad + 0 }
+END {
+	if (grp && !pairs)
+		print "n3t-bad", bad + 0
+	else if (grp)
+		print "n3t-lines", NR
+}

@@ -134,6 +134,7 @@ try() {
 	fi
 	loaded=$((loaded + 1))
 	[ ok = "$_want" ] || { echo "# $_what: loaded, want $_want"; bad=$((bad + 1)); }
+	_cl=
 	read -r _cl < $N3T/counters
 	[ "$_cl" = "programmable $_eff" ] || { echo "# $_what: $_cl"; bad=$((bad + 1)); }
 	running || { echo "# $_what: default not running"; bad=$((bad + 1)); }
@@ -258,6 +259,7 @@ exact_values() {
 	fi
 	awk '$3 != "nan" && NF == 3 { n++ } / composed$/ { k++ } END { print n + 0, k + 0 }' \
 		/tmp/want > /tmp/plans-nk
+	_n= _k=
 	read -r _n _k < /tmp/plans-nk
 	echo "# $1 $2/$3: $NSETS sets, $_n metrics exact, $_k composed, the rest nan"
 	n3t_unload

@@ -31,8 +31,11 @@
  * Exit status: 0 when every counter counted the way its kind promises, 1
  * otherwise: a pinned one must run the whole time it is enabled (a read of
  * 0 bytes is perf's error state: it lost its counter); a flexible one must
- * have run at all (perf stat's "<not counted>" otherwise).  2: bad usage or
- * perf_event_open failed.
+ * have run at all (perf stat's "<not counted>" otherwise); a task's counter
+ * spun for half a second or more must have been enabled for at least a
+ * fifth of that wall time (a task's counters are enabled while the task
+ * runs: less means perf stopped scheduling its context in, and the counts
+ * stop with it).  2: bad usage or perf_event_open failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -93,7 +96,7 @@ int main(int argc, char **argv)
 	int fd[MAX_EV], n = 0, i, opt, bad = 0;
 	unsigned long long config[MAX_EV], period = 0;
 	uint64_t base[MAX_EV][3] = {};
-	double secs = 2, warm = 0, end;
+	double secs = 2, warm = 0, end, spun_from, spun;
 	volatile unsigned long sink = 0;
 
 	sigaction(SIGUSR1, &sa, NULL);
@@ -160,6 +163,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
 	end = now() + secs;
+	spun_from = now();
 	if (warm > 0) {
 		double w = now() + warm;
 
@@ -172,6 +176,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			if (read(fd[i], base[i], sizeof(base[i])) != sizeof(base[i]))
 				memset(base[i], 0, sizeof(base[i]));
+		spun_from = now();
 	}
 	if (cpu >= 0 && !spin_cpu) {
 		double left = end - now();
@@ -183,6 +188,7 @@ int main(int argc, char **argv)
 			for (i = 0; i < 10000; i++)
 				sink += i;
 	}
+	spun = now() - spun_from;
 	for (i = 0; i < n; i++)
 		ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0);
 	for (i = 0; i < n; i++) {
@@ -202,6 +208,11 @@ int main(int argc, char **argv)
 		       v[2], v[1] ? 100.0 * v[2] / v[1] : 0.0);
 		if (pinned ? (!v[1] || v[2] != v[1]) : !v[2])
 			bad = 1;
+		if (cpu < 0 && spun >= 0.5 && v[1] < spun * 1e9 / 5) {
+			fprintf(stderr, "pmuuser: 0x%llx enabled %.0f ms of the %.0f ms its task spun: its context was not scheduled in\n",
+				config[i], v[1] / 1e6, spun * 1e3);
+			bad = 1;
+		}
 	}
 	return bad;
 }
