@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Every table's plans, running, on PMUs as small as clouds rent: each table
-# (force=<table>) on the test PMU with 0..5 programmable counters, the
-# cycle counter free and taken.  Loaded with the default groups, the
+# on the test PMU with 0..5 programmable counters, the cycle counter free
+# and taken, 4 tables a load, one a CPU (test_models=; a table the oracle
+# refuses alone, force=<table>).  Loaded with the default groups, the
 # sampler runs (interval_ms=10) until every CPU has published two more
 # intervals.  On 1 and 2 counters, where plans differ most from a whole
 # PMU's, also all groups; on 1 without the cycle counter (each rate per
@@ -155,6 +156,59 @@ try() {
 	trace unloaded
 }
 
+# try_tables C CYC WHAT TABLE...: one case a table, up to 4 tables in one
+# load, one a CPU (test_models=: CPU i gets the i-th, the first again
+# where there are fewer), each the oracle's ok: loaded, its counters the
+# capacity, the default running, then all the steps or all groups, as
+# try.  (A load costs seconds on the debug kernel; every table's plan is
+# its own core type's, packed and run as when it is alone.)
+try_tables() {
+	_c=$1 _y=$2 _how=$3
+	shift 3
+	cases=$((cases + $#))
+	_tm=$(echo "$@" "$@" "$@" "$@" | awk '{ for (i = 1; i <= 4; i++) printf "%s%s", $i, i < 4 ? "," : "" }')
+	_ld=
+	for _t; do
+		_l=
+		read -r _l < "$C/$_t.load"
+		_ld="$_ld $_l"
+	done
+	_what="$* c=$_c cyc=$_y spare=0"
+	trace "$_what"
+	# shellcheck disable=SC2086
+	if ! n3t_load force=1 test_models="$_tm" pmu_type="$tp" interval_ms=10 spare=0 $_ld 2> /tmp/ierr; then
+		echo "# $_what: load $(load_refusal), want ok"
+		bad=$((bad + 1))
+		return
+	fi
+	loaded=$((loaded + $#))
+	for _t; do
+		_cl=
+		read -r _cl < $N3T/models/$_t/counters
+		[ "$_cl" = "programmable $_c" ] || { echo "# $_t c=$_c cyc=$_y: $_cl"; bad=$((bad + 1)); }
+	done
+	running || { echo "# $_what: default not running"; bad=$((bad + 1)); }
+	_i=0
+	for _t; do
+		grep -qs ' composed$' $N3T/cpu$_i/topdown_l1 && composed=$((composed + 1))
+		_i=$((_i + 1))
+	done
+	trace default-ran
+	case $_how in
+	full)
+		steps "$*" "$_c" "$_y" "$_what"
+		bad=$((bad + $?)) ;;
+	all)
+		if echo all > $N3T/groups && running; then :; else
+			echo "# $_what: all not running"
+			bad=$((bad + 1))
+		fi ;;
+	esac
+	cat $N3T/cpu*/* $N3T/system/* /dev/n3telemetry > /dev/null
+	n3t_unload
+	trace unloaded
+}
+
 # Every table with spare=0 on 0 counters (refused) and on 1..5, but for
 # the whole PMUs the other tests load every table on: on 1 and 2 counters,
 # where the plans differ most from a whole PMU's, all groups, the cycle
@@ -179,8 +233,29 @@ for cc in "0 1" "1 1" "1 0" "2 1" "2 0" "3 1" "3 0" "4 0" "5 1"; do
 	"1 1"|"2 0"|3*) what=all ;;
 	*) what= ;;
 	esac
+	# alone where the oracle refuses the default (or all groups, with
+	# steps to take), 4 tables a load where it does not
+	okt=
 	for m in $TABLES; do
-		try "$m" $c $cyc 0 $what
+		if [ "$(oracle "$m" $c $cyc default)" = ok ] &&
+		   { [ -z "$what" ] || [ "$(oracle "$m" $c $cyc all)" = ok ]; }; then
+			okt="$okt $m"
+		else
+			try "$m" $c $cyc 0 $what
+		fi
+	done
+	# shellcheck disable=SC2086
+	set -- $okt
+	while [ $# -gt 0 ]; do
+		g=$1
+		shift
+		for _k in 2 3 4; do
+			[ $# -gt 0 ] || break
+			g="$g $1"
+			shift
+		done
+		# shellcheck disable=SC2086
+		try_tables $c $cyc "$what" $g
 	done
 	m=$(echo $TABLES | awk -v i=$(((2 * c + cyc) % $(echo $TABLES | wc -w) + 1)) '{ print $i }')
 	case $cc in
@@ -195,83 +270,146 @@ expect_eq plans-cases $((9 * $(echo $TABLES | wc -w) + 10)) "$cases"
 check plans-some-composed test "$composed" -gt 0
 expect_eq plans-run-or-refuse-as-oracle 0 "$bad"
 
-# exact_values TABLE C CYC: one scripted interval of every set, all groups,
-# at C counters (spare=0); every metric of cpu1 as computed on the host,
-# or nan when its events do not fit
+# exact_values C CYC TABLE...: up to 4 tables in one load, one a CPU
+# (test_models=: CPU i gets the i-th), all groups, at C counters (spare=0);
+# one scripted interval of every set on each of those CPUs in turn; every
+# metric of each as computed on the host, or nan when its events do not
+# fit.  A line "TABLE ok" or "TABLE the first differences" a table into
+# /tmp/plans-exact.
 exact_values() {
-	insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters="$2" cycle_counter="$3" || return 1
-	# shellcheck disable=SC2046
-	if ! n3t_load force="$1" pmu_type="$(cat $TPI)" interval_ms=60000 schedule=all \
-		yield_pct=0 spare=0 groups=all $(cat "$C/$1.load") 2> /tmp/ierr; then
+	_c=$1 _y=$2
+	shift 2
+	: > /tmp/plans-exact
+	insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters="$_c" cycle_counter="$_y" || return 1
+	_tm=$(echo "$@" "$@" "$@" "$@" | awk '{ for (i = 1; i <= 4; i++) printf "%s%s", $i, i < 4 ? "," : "" }')
+	_ld=
+	read -r _ld < "$C/$1.load"
+	# shellcheck disable=SC2086
+	if ! n3t_load force=1 test_models="$_tm" pmu_type="$(cat $TPI)" interval_ms=60000 \
+		schedule=all yield_pct=0 spare=0 groups=all $_ld 2> /tmp/ierr; then
 		rmmod n3t_testpmu
-		[ "$(oracle "$1" "$2" "$3" all)" = "$(load_refusal)" ]
+		_r=$(load_refusal)
+		for _t; do
+			if [ "$(oracle "$_t" "$_c" "$_y" all)" = "$_r" ]; then
+				echo "$_t ok" >> /tmp/plans-exact
+			else
+				echo "$_t load $_r" >> /tmp/plans-exact
+			fi
+		done
 		return
 	fi
 	echo 1 > $DBG/manual
-	nlines NSETS $N3T/sets
-	# to the end of cpu1's first interval, then an interval of every set
-	# on cpu1 alone
-	first_interval_end 1
-	# each slice the same rates over 1, 2 or 4 times the counts in turn
-	# (cores/<table>.vec times k): an exact metric's set scales whole, a
-	# composed one's rates are scaled to the largest base; either way the
-	# value is the one of .vec
-	scaled "$C/$1.vec"
-	_s=0
-	while [ $_s -lt "$NSETS" ]; do
-		case $((_s % 3)) in
-		0) inject 1 "$_v1" ;;
-		1) inject 1 "$_v2" ;;
-		*) inject 1 "$_v4" ;;
-		esac
-		advance 1
-		_s=$((_s + 1))
+	_i=0
+	for _t; do
+		nlines NSETS $N3T/models/$_t/sets
+		# to the end of the CPU's first interval, then an interval of
+		# every set on it alone
+		first_interval_end $_i
+		# each slice the same rates over 1, 2 or 4 times the counts in
+		# turn (cores/<table>.vec times k): an exact metric's set scales
+		# whole, a composed one's rates are scaled to the largest base;
+		# either way the value is the one of .vec
+		scaled "$C/$_t.vec"
+		_s=0
+		while [ $_s -lt "$NSETS" ]; do
+			case $((_s % 3)) in
+			0) inject $_i "$_v1" ;;
+			1) inject $_i "$_v2" ;;
+			*) inject $_i "$_v4" ;;
+			esac
+			advance $_i
+			_s=$((_s + 1))
+		done
+		# group metric value [composed]: exact where the metric fits,
+		# composed (the same value) where its formula scales
+		awk -v c="$_c" -v y="$_y" 'FILENAME ~ /scales$/ { sc[$1] = 1; next } FILENAME ~ /events$/ {
+			n = NF - 1
+			for (i = 2; i <= NF; i++) if (y && $i == "CPU_CYCLES") n--
+			fits[$1] = n <= c
+			next
+		} { print $1, $2, fits[$2] ? $3 : sc[$2] ? $3 " composed" : "nan" }' \
+			$C/$_t.scales $C/$_t.events $C/$_t.expect > /tmp/want
+		# each group's file of the CPU, its lines prefixed with the group
+		# (one awk)
+		awk -v d=$N3T/cpu$_i '$1 != last { order[++n] = $1; last = $1 }
+		END {
+			for (i = 1; i <= n; i++) {
+				f = d "/" order[i]
+				while ((getline line < f) > 0)
+					print order[i], line
+				close(f)
+			}
+		}' /tmp/want > /tmp/got
+		# a plan of N3T_MAX_SETS sets has no room left for some metrics:
+		# which, and which it composes, is the packer's choice (its list,
+		# made on the host by selftests/vm/full-plans.sh); the values
+		# are still Arm's
+		if [ "$NSETS" = 64 ]; then
+			awk 'FILENAME ~ /plan-/ { how[$2] = $1; next }
+			     { v = $3 }
+			     how[$2] == "unschedulable" { print $1, $2, "nan"; next }
+			     how[$2] == "composed" { print $1, $2, v, "composed"; next }
+			     { print $1, $2, v }' "$C/$_t.plan-$_c-$_y" /tmp/want > /tmp/want2
+			mv /tmp/want2 /tmp/want
+		fi
+		awk '$3 != "nan" && NF == 3 { n++ } / composed$/ { k++ } END { print n + 0, k + 0 }' \
+			/tmp/want > /tmp/plans-nk
+		_n= _k=
+		read -r _n _k < /tmp/plans-nk
+		echo "# $_t $_c/$_y (cpu$_i): $NSETS sets, $_n metrics exact, $_k composed, the rest nan"
+		if ! cmp -s /tmp/want /tmp/got; then
+			echo "$_t $(diff /tmp/want /tmp/got | head -5 | tr '\n' '|')" >> /tmp/plans-exact
+		elif [ "$_n" -gt 0 ] || [ "$_k" -gt 0 ]; then
+			echo "$_t ok" >> /tmp/plans-exact
+		else
+			echo "$_t no metric counted" >> /tmp/plans-exact
+		fi
+		_i=$((_i + 1))
 	done
-	# group metric value [composed]: exact where the metric fits, composed
-	# (the same value) where its formula scales
-	awk -v c="$2" -v y="$3" 'FILENAME ~ /scales$/ { sc[$1] = 1; next } FILENAME ~ /events$/ {
-		n = NF - 1
-		for (i = 2; i <= NF; i++) if (y && $i == "CPU_CYCLES") n--
-		fits[$1] = n <= c
-		next
-	} { print $1, $2, fits[$2] ? $3 : sc[$2] ? $3 " composed" : "nan" }' \
-		$C/$1.scales $C/$1.events $C/$1.expect > /tmp/want
-	# each group's file of cpu1, its lines prefixed with the group (one awk)
-	awk -v d=$N3T/cpu1 '$1 != last { order[++n] = $1; last = $1 }
-	END {
-		for (i = 1; i <= n; i++) {
-			f = d "/" order[i]
-			while ((getline line < f) > 0)
-				print order[i], line
-			close(f)
-		}
-	}' /tmp/want > /tmp/got
-	# a plan of N3T_MAX_SETS sets has no room left for some metrics: which,
-	# and which it composes, is the packer's choice (its list, made on the
-	# host by selftests/vm/full-plans.sh); the values are still Arm's
-	if [ "$NSETS" = 64 ]; then
-		awk 'FILENAME ~ /plan-/ { how[$2] = $1; next }
-		     { v = $3 }
-		     how[$2] == "unschedulable" { print $1, $2, "nan"; next }
-		     how[$2] == "composed" { print $1, $2, v, "composed"; next }
-		     { print $1, $2, v }' "$C/$1.plan-$2-$3" /tmp/want > /tmp/want2
-		mv /tmp/want2 /tmp/want
-	fi
-	awk '$3 != "nan" && NF == 3 { n++ } / composed$/ { k++ } END { print n + 0, k + 0 }' \
-		/tmp/want > /tmp/plans-nk
-	_n= _k=
-	read -r _n _k < /tmp/plans-nk
-	echo "# $1 $2/$3: $NSETS sets, $_n metrics exact, $_k composed, the rest nan"
 	n3t_unload
 	rmmod n3t_testpmu
-	cmp -s /tmp/want /tmp/got || { diff /tmp/want /tmp/got | head -5; return 1; }
-	[ "$_n" -gt 0 ] || [ "$_k" -gt 0 ]
 }
 
+# the tables 4 a load, but one with load options of its own (generic's
+# slots=8 would change the others' values): alone
+alone=
+rest=
 for m in $TABLES; do
-	for cc in "1 1" "2 1" "3 0"; do
-		# shellcheck disable=SC2086
-		check "exact-$m-$(echo $cc | tr ' ' /)" exact_values "$m" $cc
+	_l=
+	read -r _l < "$C/$m.load"
+	if [ -n "$_l" ]; then alone="$alone $m"; else rest="$rest $m"; fi
+done
+for cc in "1 1" "2 1" "3 0"; do
+	loads=
+	for m in $alone; do loads="$loads,$m"; done
+	# shellcheck disable=SC2086
+	set -- $rest
+	while [ $# -gt 0 ]; do
+		g=$1
+		shift
+		for _k in 2 3 4; do
+			[ $# -gt 0 ] || break
+			g="$g $1"
+			shift
+		done
+		loads="$loads,$g"
 	done
+	_oifs=$IFS
+	IFS=,
+	for g in ${loads#,}; do
+		IFS=$_oifs
+		# shellcheck disable=SC2086
+		exact_values $cc $g
+		for m in $g; do
+			_r=
+			while read -r _tt _rr; do
+				[ "$_tt" = "$m" ] && _r=$_rr
+			done < /tmp/plans-exact
+			[ "$_r" = ok ] || echo "# exact $m $cc: ${_r:-not run}"
+			check "exact-$m-$(echo $cc | tr ' ' /)" test "$_r" = ok
+		done
+		IFS=,
+	done
+	IFS=$_oifs
 done
 ktap_finish
