@@ -20,22 +20,35 @@ echo Y > $FS/task-filter
 echo 100 > $FS/probability
 echo -1 > $FS/times
 echo 0 > $FF/verbose
-MAXN=${N3T_FAULT_MAXN:-3000}
 
 insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters=6 || exit 1
 TP=$(cat $TPI)
 
-# Load: the n-th allocation of the insmod task fails, n = 1 .. MAXN in steps
-# (the module loader's allocations come first, then the module's own: the
-# probe creates hundreds of counters).  busybox insmod retries with
-# init_module when finit_module fails, so a failure in the loader is often
-# followed by a load that works.
-n=1
+# Load: the n-th fault-injectable call of the loading task fails (loadnth:
+# one finit_module, no retry), at points spread over all of a load's calls
+# (the module loader's come first, then the module's own: the probe
+# creates hundreds of counters), half of them over the last half.  Each
+# load refused cleanly or working; every point's failure injected.
+command -v loadnth > /dev/null || PATH=$PATH:$N3T_HERE
+KO=$N3T_TEST_MODDIR/n3telemetry.ko
+r=$(loadnth 100000000 $KO force=1 pmu_type=$TP)
+rmmod n3telemetry
+total=$((100000000 - ${r#loaded }))
+echo "# load: $r of 100000000: $total calls that can fail"
+NPTS=${N3T_FAULT_POINTS:-48}
 fails=0
 oks=0
 bad=0
-while [ $n -le "$MAXN" ]; do
-	if sh -c "echo $n > /proc/self/fail-nth && exec insmod $N3T_TEST_MODDIR/n3telemetry.ko force=1 pmu_type=$TP" 2> /dev/null; then
+missed=0
+i=0
+while [ $i -lt "$NPTS" ]; do
+	if [ $i -lt $((NPTS / 2)) ]; then
+		n=$((1 + i * total / (NPTS / 2)))
+	else
+		n=$((total / 2 + 1 + (i - NPTS / 2) * (total - total / 2) / (NPTS - NPTS / 2)))
+	fi
+	i=$((i + 1))
+	if r=$(loadnth $n $KO force=1 pmu_type=$TP); then
 		oks=$((oks + 1))
 		dd if=$N3T/system/general of=/dev/null 2> /dev/null || bad=$((bad + 1))
 		rmmod n3telemetry || bad=$((bad + 1))
@@ -44,11 +57,17 @@ while [ $n -le "$MAXN" ]; do
 		[ -d $N3T ] && { echo "# n=$n: load failed but the tree is there"; bad=$((bad + 1)); }
 		lsmod | grep -q '^n3telemetry ' && { echo "# n=$n: load failed but module listed"; bad=$((bad + 1)); rmmod n3telemetry; }
 	fi
-	n=$((n + (n < 100 ? 11 : 53)))
+	case $r in
+	*" 0") ;;
+	*) echo "# n=$n: $r: no failure injected"; missed=$((missed + 1)) ;;
+	esac
 done
 probe=$(dmesg | grep -c 'n3telemetry: probing the PMU failed (error -12)')
-echo "# load: failure points 1..$MAXN, $fails loads refused, $oks succeeded, $probe failed in the probe"
+echo "# load: $NPTS failure points of $total, $fails loads refused, $oks worked, $probe failed in the probe"
+check load-calls-counted test "$total" -gt 0
 expect_eq load-faults-clean 0 "$bad"
+expect_eq load-faults-all-injected 0 "$missed"
+check load-faults-some-refused test "$fails" -gt 0
 check faults-reached-the-probe test "$probe" -gt 0
 
 check load n3t_load force=1 pmu_type=$TP interval_ms=20

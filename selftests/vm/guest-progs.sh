@@ -3,7 +3,8 @@
 # The kselftests' C helpers, static for the arm64 test VM, into DIR (the
 # initramfs copies DIR to /bin): pmuuser, another perf user; capuser, a
 # user with chosen capabilities (access.sh); sumreq, one N3T_IOC_SUM
-# request (cgroup.sh); kvmguest, a VMM whose guest's
+# request (cgroup.sh); loadnth, a load whose n-th allocation fails
+# (faults.sh); kvmguest, a VMM whose guest's
 # PMU counts, and kvmperf, the /init of its Linux guest (kvmguest.sh;
 # mkinitramfs.sh puts it into the guest's initramfs).
 # usage: guest-progs.sh DIR
@@ -17,6 +18,8 @@ aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/capuser" \
 	"$top/selftests/n3telemetry/capuser.c"
 aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -I"$top/uapi" -o "$dir/sumreq" \
 	"$top/selftests/n3telemetry/sumreq.c"
+aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/loadnth" \
+	"$top/selftests/n3telemetry/loadnth.c"
 aarch64-linux-gnu-gcc -O2 -static -pthread -Wall -Wextra -Werror -o "$dir/kvmguest" \
 	"$top/selftests/n3telemetry/kvmguest.c"
 aarch64-linux-gnu-gcc -O2 -static -Wall -Wextra -Werror -o "$dir/kvmperf" \
