@@ -110,12 +110,13 @@ unload_shape() {
 # FITS: awk's fits(m): metric m's events (the table's .events, the first
 # line for m; a metric not listed fits) fit in c counters (CPU_CYCLES on the
 # cycle counter when y); the .events file is read first, into ev[]
-FITS='function fits(m,   k, n, i) {
+FITS='function fits(m,   k, n, i, need) {
 	if (!(m in ev))
 		return 1
 	n = split(ev[m], k, " ")
-	for (i = 1; i <= n; i++) if (y && k[i] == "CPU_CYCLES") n--
-	return n <= c
+	need = n
+	for (i = 1; i <= n; i++) if (y && k[i] == "CPU_CYCLES") need--
+	return need <= c
 }
 FILENAME ~ /[.]events$/ { if (!($1 in ev)) { e = $0; sub(/^[^ ]+ /, "", e); ev[$1] = e } next }'
 

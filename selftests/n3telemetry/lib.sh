@@ -98,7 +98,8 @@ expect_eq() {
 	if [ "$2" = "$3" ]; then
 		_result ok "$1"
 	else
-		echo "# $1: expected '$2', got '$3'"
+		# every line a diagnostic (a value may have several)
+		printf '%s\n' "$1: expected '$2', got '$3'" | sed 's/^/# /'
 		_result fail "$1"
 	fi
 }
