@@ -5,7 +5,7 @@
  *
  *   loadnth N MODULE.ko [PARAM...]
  *
- * Writes N to /proc/self/fail-nth (0: no failure), calls finit_module()
+ * Writes N (1 or more) to /proc/self/fail-nth, calls finit_module()
  * once (busybox insmod calls init_module() again when finit_module()
  * fails, so a failure of the loader's would be followed by a load that
  * works), then reads fail-nth back: 0 when the failure was injected, else
@@ -25,13 +25,14 @@
 
 int main(int argc, char **argv)
 {
-	char params[4096] = "", buf[32];
+	char params[4096] = "", buf[32], *end;
 	int nth, fd, ret, err, i;
 	ssize_t r;
-	long left;
+	long left, n;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: loadnth N MODULE.ko [PARAM...]\n");
+	n = argc < 3 ? 0 : strtol(argv[1], &end, 10);
+	if (n < 1 || *end) {
+		fprintf(stderr, "usage: loadnth N MODULE.ko [PARAM...] (N from 1)\n");
 		return 2;
 	}
 	for (i = 3; i < argc; i++) {
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
 		perror("loadnth: /proc/self/fail-nth");
 		return 2;
 	}
-	if (dprintf(nth, "%s", argv[1]) < 0) {
+	if (dprintf(nth, "%ld", n) < 0) {
 		perror("loadnth: writing fail-nth");
 		return 2;
 	}

@@ -62,7 +62,7 @@ esac
 # min_share NAME PCT: each counter of pmuuser run NAME ran at least PCT
 # percent of the time it was enabled (its last field, "99.5%")
 min_share() {
-	awk -v min="$2" '{ sub(/%$/, "", $5); if ($5 + 0 < min) bad = 1 } END { exit bad || !NR }' \
+	awk -v min="$2" '/^0x/ { n++; sub(/%$/, "", $5); if ($5 + 0 < min) bad = 1 } END { exit bad || !n }' \
 		"/tmp/pmuuser.$1"
 }
 EV4="0x08 0x08 0x08 0x08"
