@@ -95,9 +95,9 @@ running() {
 	fi
 }
 
-# steps TABLE C CYC WHAT [LEASES]: loaded at C counters, the default
-# running: all groups, a pause and resume, one under a lease of each CPU
-# list of LEASES in turn (1 by default); returns the failures
+# steps TABLES - - WHAT [LEASES]: loaded, the default running: all groups,
+# a pause and resume, one under a lease of each CPU list of LEASES in turn
+# (1 by default); WHAT names the case in messages; returns the failures
 steps() {
 	_bad=0
 	if echo all > $N3T/groups && running; then :; else
@@ -118,6 +118,42 @@ steps() {
 		fi
 	done
 	return $_bad
+}
+
+# fours TABLE...: the tables in loads of up to 4, a load's tables
+# space-separated, the loads comma-separated
+fours() {
+	_fl=
+	while [ $# -gt 0 ]; do
+		_g=$1
+		shift
+		for _k in 2 3 4; do
+			[ $# -gt 0 ] || break
+			_g="$_g $1"
+			shift
+		done
+		_fl="$_fl,$_g"
+	done
+	echo "${_fl#,}"
+}
+
+# finish WHAT HOW TABLES [LEASES]: the default ran; then all the steps
+# (HOW full; LEASES the CPU lists leased in turn, 1 by default) or all
+# groups (HOW all); every file read once; unloaded
+finish() {
+	case $2 in
+	full)
+		steps "$3" - - "$1" "$4"
+		bad=$((bad + $?)) ;;
+	all)
+		if echo all > $N3T/groups && running; then :; else
+			echo "# $1: all not running"
+			bad=$((bad + 1))
+		fi ;;
+	esac
+	cat $N3T/cpu*/* $N3T/system/* /dev/n3telemetry > /dev/null
+	n3t_unload
+	trace unloaded
 }
 
 # try TABLE C CYC SPARE [full|all]: one case: loaded or refused as the
@@ -146,19 +182,7 @@ try() {
 	running || { echo "# $_what: default not running"; bad=$((bad + 1)); }
 	grep -qs ' composed$' $N3T/cpu1/topdown_l1 && composed=$((composed + 1))
 	trace default-ran
-	case $5 in
-	full)
-		steps "$1" $_eff "$3" "$_what"
-		bad=$((bad + $?)) ;;
-	all)
-		if echo all > $N3T/groups && running; then :; else
-			echo "# $_what: all not running"
-			bad=$((bad + 1))
-		fi ;;
-	esac
-	cat $N3T/cpu*/* $N3T/system/* /dev/n3telemetry > /dev/null
-	n3t_unload
-	trace unloaded
+	finish "$_what" "$5" "$1"
 }
 
 # try_tables C CYC WHAT TABLE...: one case a table, up to 4 tables in one
@@ -202,20 +226,8 @@ try_tables() {
 		_i=$((_i + 1))
 	done
 	trace default-ran
-	case $_how in
-	full)
-		# each table's CPU under a lease once, beside CPUs that are not
-		steps "$*" "$_c" "$_y" "$_what" "0,1 2,3"
-		bad=$((bad + $?)) ;;
-	all)
-		if echo all > $N3T/groups && running; then :; else
-			echo "# $_what: all not running"
-			bad=$((bad + 1))
-		fi ;;
-	esac
-	cat $N3T/cpu*/* $N3T/system/* /dev/n3telemetry > /dev/null
-	n3t_unload
-	trace unloaded
+	# each table's CPU under a lease once, beside CPUs that are not
+	finish "$_what" "$_how" "$*" "0,1 2,3"
 }
 
 # Every table with spare=0 on 0 counters (refused) and on 1..5, but for
@@ -254,18 +266,15 @@ for cc in "0 1" "1 1" "1 0" "2 1" "2 0" "3 1" "3 0" "4 0" "5 1"; do
 		fi
 	done
 	# shellcheck disable=SC2086
-	set -- $okt
-	while [ $# -gt 0 ]; do
-		g=$1
-		shift
-		for _k in 2 3 4; do
-			[ $# -gt 0 ] || break
-			g="$g $1"
-			shift
-		done
+	loads=$(fours $okt)
+	_oifs=$IFS
+	IFS=,
+	for g in $loads; do
+		IFS=$_oifs
 		# shellcheck disable=SC2086
 		try_tables $c $cyc "$what" $g
 	done
+	IFS=$_oifs
 	m=$(echo $TABLES | awk -v i=$(((2 * c + cyc) % $(echo $TABLES | wc -w) + 1)) '{ print $i }')
 	case $cc in
 	"1 1"|"2 1"|"3 1"|"4 0"|"5 1") try "$m" $c $cyc 1; try "$m" $c $cyc 2 ;;
@@ -392,17 +401,7 @@ for cc in "1 1" "2 1" "3 0"; do
 	loads=
 	for m in $alone; do loads="$loads,$m"; done
 	# shellcheck disable=SC2086
-	set -- $rest
-	while [ $# -gt 0 ]; do
-		g=$1
-		shift
-		for _k in 2 3 4; do
-			[ $# -gt 0 ] || break
-			g="$g $1"
-			shift
-		done
-		loads="$loads,$g"
-	done
+	loads="$loads,$(fours $rest)"
 	_oifs=$IFS
 	IFS=,
 	for g in ${loads#,}; do
