@@ -45,11 +45,6 @@ for ev in $C/*.events; do
 	fi
 done
 
-# cpu_tables TABLE...: 4 tables, one per CPU
-cpu_tables() {
-	echo "$@" "$@" "$@" "$@" | awk '{ for (i = 1; i <= 4; i++) printf "%s%s", $i, i < 4 ? "," : "" }'
-}
-
 # load_shape TABLES C CYC [SLOTS]: topdown_l1 alone, every set in each
 # interval, slices ended by hand, every CPU's first interval ended
 load_shape() {

@@ -245,6 +245,12 @@ pin_shell() {
 }
 unpin_shell() { taskset -p "$_shell_mask" $$ > /dev/null; }
 
+# cpu_tables TABLE...: test_models= for 4 CPUs, CPU i the i-th table (the
+# first again where there are fewer)
+cpu_tables() {
+	echo "$@" "$@" "$@" "$@" | awk '{ for (i = 1; i <= 4; i++) printf "%s%s", $i, i < 4 ? "," : "" }'
+}
+
 # scaled VECFILE: its counts ("EVENT=N ...") times 1, 2 and 4 in _v1, _v2
 # and _v4 (the same rates over different counts: composed.sh, plans.sh)
 # (VECFILE is one line; one awk)

@@ -195,7 +195,7 @@ try_tables() {
 	_c=$1 _y=$2 _how=$3
 	shift 3
 	cases=$((cases + $#))
-	_tm=$(echo "$@" "$@" "$@" "$@" | awk '{ for (i = 1; i <= 4; i++) printf "%s%s", $i, i < 4 ? "," : "" }')
+	_tm=$(cpu_tables "$@")
 	# the tables' load options, all of them: generic's slots=8, which
 	# only the formulas use (the plans and their running do not), so it
 	# changes nothing checked here (the exact values load it alone)
@@ -299,7 +299,7 @@ exact_values() {
 	shift 2
 	: > /tmp/plans-exact
 	insmod $N3T_TEST_MODDIR/n3t_testpmu.ko counters="$_c" cycle_counter="$_y" || return 1
-	_tm=$(echo "$@" "$@" "$@" "$@" | awk '{ for (i = 1; i <= 4; i++) printf "%s%s", $i, i < 4 ? "," : "" }')
+	_tm=$(cpu_tables "$@")
 	_ld=
 	read -r _ld < "$C/$1.load"
 	# shellcheck disable=SC2086
@@ -416,7 +416,6 @@ for cc in "1 1" "2 1" "3 0"; do
 			[ "$_r" = ok ] || echo "# exact $m $cc: ${_r:-not run}"
 			check "exact-$m-$(echo $cc | tr ' ' /)" test "$_r" = ok
 		done
-		IFS=,
 	done
 	IFS=$_oifs
 done
