@@ -4,7 +4,9 @@
 # fragment beside this script: kernel.config (the debug kernel: KASAN,
 # lockdep, kmemleak) by default, or the one named, e.g. kernel-kcsan.config.
 # The result is cached outside the tree, keyed by source version, fragment
-# name and hash, so it is built once.
+# name and hash, so it is built once, under a lock: a second caller (the
+# host tests' install.sh beside make check) waits for the first's build
+# instead of removing its tree half-way.
 #   build-kernel.sh [FRAGMENT]
 #
 # Prints the cache directory (holding Image and the configured tree, usable
@@ -25,6 +27,9 @@ name=${frag%.config}
 name=6.12${name#kernel}
 out="$cache/kernel-$name-$srcver-$fraghash"
 
+mkdir -p "$cache"
+exec 9> "$cache/kernel-$name.lock"
+flock 9
 if [ -e "$out/.done" ]; then
 	echo "$out"
 	exit 0
