@@ -145,6 +145,34 @@ static int print_sets(const struct n3t_model *model, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The packer's verdict for many selections, one process: each line of
+ * standard input is "CAP CYC GROUP..." and gets "ret R sets N" back
+ * ("ret bad" for a line that does not parse).  The oracle cross-check in
+ * engine.sh asks about some 1,500 selections; an exec each cost it a minute.
+ */
+static int sets_ret_lines(const struct n3t_model *model)
+{
+	static struct n3t_plan p;
+	char line[512], sel[N3T_GROUPS_MAX];
+	unsigned int cap, cyc;
+	int off, ret;
+	u32 groups;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%u %u %n", &cap, &cyc, &off) != 2 ||
+		    snprintf(sel, sizeof(sel), "%s", line + off) >= (int)sizeof(sel) ||
+		    n3t_parse_groups(model, sel, strlen(sel), &groups)) {
+			printf("ret bad\n");
+			continue;
+		}
+		ret = n3t_pack(model, groups, cap, cyc, &p);
+		printf("ret %d sets %u\n", ret, p.nr_sets);
+	}
+	return 0;
+}
+
 /* Counters a metric needs alone, computed here from its events. */
 static unsigned int metric_cost(const struct n3t_model *model, unsigned int m, bool cyc,
 				unsigned long *ev)
@@ -900,6 +928,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "sets"))
 		return print_sets(model_arg(argc, argv, 2), argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "sets-ret"))
+		return sets_ret_lines(model_arg(argc, argv, 2));
 	if (argc > 1 && !strcmp(argv[1], "formulas")) {
 		/* models/<model>/formulas as the module prints it */
 		const struct n3t_model *model = model_arg(argc, argv, 2);
@@ -915,6 +945,7 @@ int main(int argc, char **argv)
 	if (argc > 1) {
 		fprintf(stderr, "usage: %s [tables|eval|raw|formulas [MODEL]]\n", argv[0]);
 		fprintf(stderr, "       %s sets MODEL CAP CYC GROUP...\n", argv[0]);
+		fprintf(stderr, "       %s sets-ret MODEL < lines of CAP CYC GROUP...\n", argv[0]);
 		return 2;
 	}
 	check_models();

@@ -14,7 +14,6 @@ standard library only; expected_test.py is its unit test."""
 import os
 import sys
 from fractions import Fraction
-from math import floor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', '..', 'tools', 'models'))
@@ -65,8 +64,9 @@ def fmt(v, dec):
     'nan' for None."""
     if v is None:
         return 'nan'
-    q = abs(v) * 10 ** dec
-    r = floor(q) + (1 if q - floor(q) >= Fraction(1, 2) else 0)
+    # in integers: q = n / d, rounded half up
+    n, d = abs(v.numerator) * 10 ** dec, v.denominator
+    r = n // d + (1 if 2 * (n % d) >= d else 0)
     s = '-' if v < 0 and r else ''
     return f'{s}{r // 10 ** dec}.{r % 10 ** dec:0{dec}d}'
 

@@ -56,8 +56,10 @@ def check(ok, name, why=''):
 
 
 def trunc6(v):
-    q = abs(v) * 10 ** 6
-    return int(floor(q)) * (-1 if v < 0 else 1)
+    # in integers (a Fraction's or an int's numerator and denominator):
+    # Fraction arithmetic made this check a quarter of the host tests' time
+    q = abs(v.numerator) * 10 ** 6 // v.denominator
+    return -q if v < 0 else q
 
 
 def tables(model):
