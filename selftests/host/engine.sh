@@ -50,7 +50,7 @@ if [ -r "${specs[0]}" ] && [ -x "$out/engine-host-test" ]; then
 			"$out/engine-host-test" sets-ret "$model" |
 			paste -d' ' "$out/fits-$model.txt" - |
 			awk '!(($4 == "ok" && $6 == 0) || ($4 == "nospc" && $6 == -28)) {
-				print $1 "/" $2 "/" $3 ": oracle " $4 ", packer " $5, $6, $7, $8; n++ }
+				print $1 "/" $2 "/" $3 ": oracle " $4 ", packer " $5, $6, $7, $8 }
 			END { if (NR == 0) print "no oracle lines" }')
 		if [ -z "$bad" ]; then
 			echo "ok fits-oracle-matches-packer/$model"
