@@ -3,6 +3,8 @@
 # Fetch Debian 12's prebuilt arm64 6.1 kernel and headers (apt-get download,
 # unpacked with dpkg-deb -x, never installed) and make the headers usable as
 # KDIR with the host's linux-kbuild-6.1.  Cached like the debug kernel.
+#   distro-kernel.sh [FLAVOUR]   generic (the default: linux-image-arm64's,
+#                                6.1.0-NN-arm64) or cloud (6.1.0-NN-cloud-arm64)
 # Prints the cache directory (vmlinuz, KDIR under kdir/) as its last line.
 set -euo pipefail
 
@@ -11,6 +13,11 @@ img=$(apt-cache depends linux-image-arm64:arm64 | sed -n 's/.*Depends: \(linux-i
 [ -n "$img" ] || { echo "distro-kernel: no linux-image-arm64:arm64 in apt lists" >&2; exit 1; }
 abi=${img#linux-image-}		# 6.1.0-NN-arm64
 common=linux-headers-${abi%-arm64}-common
+case ${1:-generic} in
+generic) ;;
+cloud) abi=${abi%-arm64}-cloud-arm64 img=linux-image-$abi ;;
+*) echo "distro-kernel: unknown flavour $1 (generic, cloud)" >&2; exit 2 ;;
+esac
 out="$cache/distro-$abi"
 
 if [ -e "$out/.done" ]; then

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # A Debian arm64 system with systemd for the end-to-end test (e2e.sh):
 #   rootfs.sh [SUITE]     bookworm (the default) or trixie
-# the suite's arm64 kernel (bookworm: the 6.1 distro-kernel.sh fetches;
-# trixie: the 6.12 suite-kernel.sh fetches) with its linux-headers, gcc,
+# the suite's arm64 kernel (bookworm: the 6.1 in the cloud flavour, as
+# distro-kernel.sh cloud fetches it: its 992 modules rather than the generic
+# flavour's 3,685 are what depmod reads under emulation at DKMS's install
+# and removal, as upgrade-debs.sh says; trixie: the 6.12
+# suite-kernel.sh fetches) with its linux-headers, gcc,
 # make, dkms, prometheus-node-exporter and openssh-server (trixie: openssl
 # too, which n3telemetry-dkms recommends, so that DKMS signs), as a qcow2
 # disk image, built from Debian's packages by mmdebstrap (SUITE, -updates,
@@ -25,8 +28,8 @@ cache=${N3T_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n3telemetry}
 suite=${1:-bookworm}
 case $suite in
 bookworm)
-	ddir=$("$here/distro-kernel.sh" | tail -1)
-	abi=${ddir##*/distro-}		# 6.1.0-NN-arm64, what distro-kernel.sh fetched
+	ddir=$("$here/distro-kernel.sh" cloud | tail -1)
+	abi=${ddir##*/distro-}		# 6.1.0-NN-cloud-arm64, what distro-kernel.sh fetched
 	extra= ;;
 trixie)
 	# the kernel make matrix boots for trixie (6.12.NN+deb13-arm64); its
