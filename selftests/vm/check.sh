@@ -40,7 +40,8 @@ fi
 # node_exporter, Prometheus), then the oldest and the newest of Debian's
 # arm64 kernels (matrix.sh).  The e2e VM waits on systemd, DKMS and the
 # textfile cadence most of the time and shares nothing with the other steps
-# but the distro kernel, fetched here first; the matrix needs the guest
+# but the generic distro kernel, fetched here first (its root filesystem's
+# kernel, the cloud flavour, it fetches itself); the matrix needs the guest
 # programs and oracles the steps below make first (build/guest-ready says
 # they are there).  Then that lane takes its share of the jobs that follow
 # the 6.12 VM run (check-jobs.sh: whichever lane is free takes the next one;

@@ -24,6 +24,14 @@ if [ -e "$out/.done" ]; then
 	echo "$out"
 	exit 0
 fi
+# once, under a lock (make e2e beside make check on a cold cache)
+mkdir -p "$cache"
+exec 9> "$cache/distro-$abi.lock"
+flock 9
+if [ -e "$out/.done" ]; then
+	echo "$out"
+	exit 0
+fi
 echo "distro-kernel: fetching $img and headers into $out" >&2
 rm -rf "$out" && mkdir -p "$out/debs" "$out/root"
 chmod 777 "$out/debs"

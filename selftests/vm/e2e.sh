@@ -161,12 +161,16 @@ vm_start() {
 		< /dev/null > "$3" 2>&1 &
 	qpid=$!
 }
-# vm_poweroff: shut the guest down, true once QEMU has exited
+# vm_poweroff: shut the guest down, true once QEMU has exited; false if it
+# has not after 180 s, and QEMU is then ended, so that the next boot's finds
+# the forwarded ports and the disk free (and none is left behind)
 vm_poweroff() {
 	gs 'systemctl poweroff' > /dev/null 2>&1 || true
 	gs_close
-	for _ in $(seq 90); do kill -0 "$qpid" 2>/dev/null || break; sleep 2; done
-	! kill -0 "$qpid" 2>/dev/null
+	for _ in $(seq 90); do kill -0 "$qpid" 2>/dev/null || return 0; sleep 2; done
+	kill "$qpid" 2>/dev/null || true
+	wait "$qpid" 2>/dev/null || true
+	return 1
 }
 vm_start "$rfs/vmlinuz" "$rfs/initrd.img" "$out/console.log"
 bt=$(date +%s)
@@ -641,9 +645,13 @@ if [ -z "$upgrade" ]; then
 	# loaded 278 s into the boot), where the first boot, in a new QEMU
 	# beside the same load, took 55 s (on an idle host both take 30 s)
 	step "reboot (power cycle): the module is back (modprobe@ through the unit), the unit runs"
+	# the textfile goes, so that what node_exporter serves after the boot
+	# is the new boot's
+	gs 'systemctl stop n3tel-textfile; rm -f /var/lib/prometheus/node-exporter/n3telemetry.prom'
 	t reboot-poweroff vm_poweroff
 	vm_start "$rfs/vmlinuz" "$rfs/initrd.img" "$out/console-reboot.log"
 	wait_ssh 600 || { tail -30 "$out/console-reboot.log"; fatal reboot-ssh; }
+	t reboot-booted-$abi test "$(gs uname -r)" = "$abi"
 	reboot_checks
 fi
 

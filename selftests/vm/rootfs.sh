@@ -85,7 +85,8 @@ echo n3t-e2e > "$setup/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\tn3t-e2e\n' > "$setup/etc/hosts"
 echo '/dev/vda / ext4 errors=remount-ro 0 1' > "$setup/etc/fstab"
 # a journal without errors of the image's own (sshd's pam_env reads this;
-# the kernel looks for wireless-regdb's regulatory.db at boot)
+# a kernel with cfg80211, trixie's, looks for wireless-regdb's
+# regulatory.db at boot; bookworm's cloud kernel has no wireless)
 mkdir -p "$setup/etc/default"
 echo LANG=C.UTF-8 > "$setup/etc/default/locale"
 printf '[Match]\nName=en* eth*\n\n[Network]\nDHCP=yes\n' > "$setup/etc/systemd/network/10-n3t.network"
