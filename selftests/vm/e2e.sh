@@ -640,10 +640,10 @@ reboot_checks() {
 if [ -z "$upgrade" ]; then
 	# a power cycle (systemctl poweroff, a new QEMU), as the upgrade's
 	# reboots: after an in-place reset (systemctl reboot) on a busy 2-core
-	# host, QEMU's TCG zeroed about 9 pages a minute for the initramfs's
-	# udevadm (soft lockup reports in clear_page for 94 s; the module
-	# loaded 278 s into the boot), where the first boot, in a new QEMU
-	# beside the same load, took 55 s (on an idle host both take 30 s)
+	# host, the initramfs's udevadm drew soft lockup reports for up to 94 s
+	# and the module loaded 278 s into the boot (two runs), where the first
+	# boot, in a new QEMU beside the same load, took 55 s (on an idle host
+	# both took 30 s; the guide, "Testing")
 	step "reboot (power cycle): the module is back (modprobe@ through the unit), the unit runs"
 	# the textfile goes, so that what node_exporter serves after the boot
 	# is the new boot's
